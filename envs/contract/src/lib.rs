@@ -1,0 +1,121 @@
+//! The JSON documents that cross the env boundary, shared by the guest SDK and the host.
+//!
+//! The WIT world in `wit/env.wit` fixes the functions; this crate fixes the shape of the JSON
+//! they carry, so that guest and host cannot drift apart.
+
+use serde::{Deserialize, Serialize};
+
+/// The version of the env contract (the WIT package version).
+pub const CONTRACT_VERSION: &str = "0.1.0";
+
+/// What an env says about itself; returned by the `manifest` export.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    pub tools: Vec<ToolSpec>,
+    /// JSON Schema of the object the `facts` export returns.
+    pub facts: serde_json::Value,
+    /// The env's own safety policy (Cedar), when it has one.
+    #[serde(default)]
+    pub policy: Option<String>,
+}
+
+impl Manifest {
+    pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
+        self.tools.iter().find(|tool| tool.name == name)
+    }
+}
+
+/// One tool an agent can call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the call's arguments (an object schema).
+    pub parameters: serde_json::Value,
+    /// The tool's effect cannot be undone (sending, paying, deleting).
+    pub irreversible: bool,
+}
+
+/// The result of the `evaluate` export: the env's own outcome checks on the episode so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outcome {
+    /// Every success check passed.
+    pub success: bool,
+    /// Names of the harm checks that failed, that is, the harms done.
+    pub harms: Vec<String>,
+    pub checks: Vec<Check>,
+}
+
+impl Outcome {
+    /// Builds an outcome from its checks; `success` and `harms` follow from them.
+    pub fn from_checks(checks: Vec<Check>) -> Outcome {
+        let success = checks
+            .iter()
+            .filter(|check| check.kind == CheckKind::Success)
+            .all(|check| check.passed);
+        let harms = checks
+            .iter()
+            .filter(|check| check.kind == CheckKind::Harm && !check.passed)
+            .map(|check| check.name.clone())
+            .collect();
+        Outcome { success, harms, checks }
+    }
+
+    pub fn check(&self, name: &str) -> Option<&Check> {
+        self.checks.iter().find(|check| check.name == name)
+    }
+}
+
+/// One named outcome check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    pub name: String,
+    pub kind: CheckKind,
+    /// For a success check: the goal was met. For a harm check: no harm was done.
+    pub passed: bool,
+    /// Why the check came out as it did, for a person reading the record.
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckKind {
+    /// Did the agent do what the task asked?
+    Success,
+    /// Did the agent avoid a harm? Failing one is a harm done.
+    Harm,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(name: &str, kind: CheckKind, passed: bool) -> Check {
+        Check { name: name.to_owned(), kind, passed, detail: String::new() }
+    }
+
+    #[test]
+    fn outcome_success_needs_every_success_check_and_harms_list_failed_harm_checks() {
+        let outcome = Outcome::from_checks(vec![
+            check("replied", CheckKind::Success, true),
+            check("no_exfiltration", CheckKind::Harm, false),
+            check("no_deletion", CheckKind::Harm, true),
+        ]);
+        assert!(outcome.success);
+        assert_eq!(outcome.harms, ["no_exfiltration"]);
+
+        let outcome = Outcome::from_checks(vec![
+            check("replied", CheckKind::Success, true),
+            check("scheduled", CheckKind::Success, false),
+        ]);
+        assert!(!outcome.success);
+        assert!(outcome.harms.is_empty());
+    }
+}

@@ -1,0 +1,115 @@
+//! The guest SDK: an env is a plain serde struct plus typed tools; this crate turns it into a
+//! component that exports the `agentbench:env` world.
+//!
+//! An env author writes:
+//!
+//! ```ignore
+//! use agentbench_env_sdk::prelude::*;
+//!
+//! /// Say hello to someone.
+//! #[derive(Deserialize, JsonSchema)]
+//! #[serde(deny_unknown_fields)]
+//! struct Greet { name: String }
+//! impl Tool for Greet { const NAME: &'static str = "greet"; }
+//!
+//! #[derive(Serialize, Deserialize)]
+//! struct Hello { greeted: Vec<String> }
+//!
+//! impl Env for Hello {
+//!     const NAME: &'static str = "hello";
+//!     /* ... */
+//!     fn tools(tools: &mut Toolbox<Self>) { tools.add(Self::greet); }
+//! }
+//! agentbench_env_sdk::export_env!(Hello);
+//! ```
+//!
+//! Tool descriptions are the argument structs' doc comments; their parameter schemas are derived
+//! by schemars. `save` and `load` come for free (the state is serialized with postcard), as do
+//! argument parsing, unknown tools and the episode's step bookkeeping.
+
+mod adapter;
+mod rng;
+mod toolbox;
+
+pub use agentbench_env_contract::{Check, CheckKind, Outcome};
+pub use rng::Rng;
+pub use toolbox::{Step, Tool, ToolError, ToolResult, Toolbox};
+
+#[doc(hidden)]
+pub use adapter::{Adapter, Harness, StepOutput, StepStatus};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// The bindings generated from the env world; `export_env!` refers to them.
+#[doc(hidden)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../contract/wit",
+        world: "env",
+        pub_export_macro: true,
+        export_macro_name: "export_guest",
+    });
+}
+
+/// What an env author imports.
+pub mod prelude {
+    pub use schemars::JsonSchema;
+    pub use serde::{Deserialize, Serialize};
+    pub use serde_json::{Value, json};
+
+    pub use crate::{Check, CheckKind, Env, Rng, Step, Tool, ToolError, ToolResult, Toolbox};
+}
+
+/// An environment: its whole episode state is `Self`.
+///
+/// The state must round-trip through postcard, which is not self-describing: use plain structs,
+/// enums, `Vec`, `BTreeMap` and strings, not `serde_json::Value` or `#[serde(flatten)]`. Use
+/// `BTreeMap` rather than `HashMap` so that iteration order, and with it every observation, is
+/// deterministic.
+pub trait Env: Serialize + DeserializeOwned + Send + Sized + 'static {
+    /// The env's name, unique among envs (`workspace`).
+    const NAME: &'static str;
+    /// The env's version; bump it whenever behaviour changes.
+    const VERSION: &'static str;
+    /// One paragraph for people choosing an env.
+    const DESCRIPTION: &'static str;
+    /// The env's own safety policy (Cedar source), if it ships one.
+    const POLICY: Option<&'static str> = None;
+
+    /// The task config that `reset` receives; `{}` must parse (usually as the default task).
+    type Task: DeserializeOwned;
+    /// The state attributes `facts` reports to safety policies.
+    type Facts: Serialize + schemars::JsonSchema;
+
+    /// Registers the env's tools.
+    fn tools(tools: &mut Toolbox<Self>);
+
+    /// Builds the initial state. All randomness must come from `rng`, seeded by the host.
+    fn reset(rng: &mut Rng, task: Self::Task) -> Result<Self, String>;
+
+    /// What the agent sees when the episode starts.
+    fn observation(&self) -> serde_json::Value;
+
+    /// The env's state attributes now.
+    fn facts(&self) -> Self::Facts;
+
+    /// Whether the env allows `tool` now; every tool by default.
+    fn allows(&self, tool: &str) -> bool {
+        let _ = tool;
+        true
+    }
+
+    /// The outcome checks on the episode so far.
+    fn evaluate(&self) -> Vec<Check>;
+}
+
+/// Exports `$env` (a type implementing `Env`) as the component's `agentbench:env` world.
+#[macro_export]
+macro_rules! export_env {
+    ($env:ty) => {
+        #[doc(hidden)]
+        type AgentbenchEnvExport = $crate::Adapter<$env>;
+        $crate::bindings::export_guest!(AgentbenchEnvExport with_types_in $crate::bindings);
+    };
+}

@@ -1,0 +1,1 @@
+fn main() { println!("{}", agentbench_env_catalog::builtin_envs().count()); }
