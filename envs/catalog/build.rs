@@ -3,5 +3,8 @@
 use agentbench_env_build::{Guest, embed};
 
 fn main() {
-    embed(&[Guest { package: "agentbench-env-workspace", dir: "envs/workspace" }]);
+    embed(&[Guest {
+        package: "agentbench-env-workspace",
+        dir: "envs/workspace",
+    }]);
 }

@@ -1,1 +1,3 @@
-fn main() { println!("{}", agentbench_env_catalog::builtin_envs().count()); }
+fn main() {
+    println!("{}", agentbench_env_catalog::builtin_envs().count());
+}

@@ -50,8 +50,12 @@ pub fn embed(guests: &[Guest]) {
     for (guest, component) in guests.iter().zip(components) {
         let path = out_dir.join(format!("{}.component.wasm", guest.package));
         fs::write(&path, component).expect("OUT_DIR is writable");
-        writeln!(source, "    ({:?}, include_bytes!({:?})),", guest.package, path)
-            .expect("writing to a String");
+        writeln!(
+            source,
+            "    ({:?}, include_bytes!({:?})),",
+            guest.package, path
+        )
+        .expect("writing to a String");
     }
     source.push_str("];\n");
     fs::write(out_dir.join("guests.rs"), source).expect("OUT_DIR is writable");
@@ -68,7 +72,14 @@ pub fn build_components(root: &Path, guests: &[Guest]) -> Result<Vec<Vec<u8>>, S
     let mut command = Command::new(cargo);
     command
         .current_dir(root)
-        .args(["build", "--target", GUEST_TARGET, "--profile", GUEST_PROFILE, "--target-dir"])
+        .args([
+            "build",
+            "--target",
+            GUEST_TARGET,
+            "--profile",
+            GUEST_PROFILE,
+            "--target-dir",
+        ])
         .arg(&target_dir);
     for guest in guests {
         command.args(["-p", guest.package]);
@@ -86,9 +97,13 @@ pub fn build_components(root: &Path, guests: &[Guest]) -> Result<Vec<Vec<u8>>, S
     ] {
         command.env_remove(variable);
     }
-    let status = command.status().map_err(|error| format!("cannot run cargo: {error}"))?;
+    let status = command
+        .status()
+        .map_err(|error| format!("cannot run cargo: {error}"))?;
     if !status.success() {
-        return Err(format!("compiling the guest envs for {GUEST_TARGET} failed ({status})"));
+        return Err(format!(
+            "compiling the guest envs for {GUEST_TARGET} failed ({status})"
+        ));
     }
     guests
         .iter()
@@ -123,7 +138,9 @@ fn check_target_installed() -> Result<(), String> {
     let libdir = String::from_utf8_lossy(&output.stdout).trim().to_owned();
     let installed = output.status.success()
         && fs::read_dir(&libdir).is_ok_and(|mut entries| {
-            entries.any(|entry| entry.is_ok_and(|entry| entry.file_name().to_string_lossy().starts_with("libstd-")))
+            entries.any(|entry| {
+                entry.is_ok_and(|entry| entry.file_name().to_string_lossy().starts_with("libstd-"))
+            })
         });
     if installed {
         Ok(())

@@ -14,10 +14,14 @@ pub struct BuiltinEnv {
 
 /// Every built-in env, in a fixed order.
 pub fn builtin_envs() -> impl Iterator<Item = BuiltinEnv> {
-    GUESTS.iter().map(|&(package, component)| BuiltinEnv { package, component })
+    GUESTS
+        .iter()
+        .map(|&(package, component)| BuiltinEnv { package, component })
 }
 
 /// The component of the built-in env compiled from `package`.
 pub fn component(package: &str) -> Option<&'static [u8]> {
-    builtin_envs().find(|env| env.package == package).map(|env| env.component)
+    builtin_envs()
+        .find(|env| env.package == package)
+        .map(|env| env.component)
 }

@@ -64,7 +64,11 @@ impl Outcome {
             .filter(|check| check.kind == CheckKind::Harm && !check.passed)
             .map(|check| check.name.clone())
             .collect();
-        Outcome { success, harms, checks }
+        Outcome {
+            success,
+            harms,
+            checks,
+        }
     }
 
     pub fn check(&self, name: &str) -> Option<&Check> {
@@ -98,7 +102,12 @@ mod tests {
     use super::*;
 
     fn check(name: &str, kind: CheckKind, passed: bool) -> Check {
-        Check { name: name.to_owned(), kind, passed, detail: String::new() }
+        Check {
+            name: name.to_owned(),
+            kind,
+            passed,
+            detail: String::new(),
+        }
     }
 
     #[test]

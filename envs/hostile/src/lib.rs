@@ -13,7 +13,15 @@ use std::hint::black_box;
 use agentbench_env_sdk::bindings::{self, Guest, Json, StepResult, StepStatus, ToolCall};
 use serde_json::json;
 
-const TOOLS: &[&str] = &["echo", "spin", "grow_memory", "recurse", "trap", "huge_output", "bad_json"];
+const TOOLS: &[&str] = &[
+    "echo",
+    "spin",
+    "grow_memory",
+    "recurse",
+    "trap",
+    "huge_output",
+    "bad_json",
+];
 
 thread_local! {
     static CALLS: Cell<u64> = const { Cell::new(0) };
@@ -76,16 +84,22 @@ impl Guest for Hostile {
             "trap" => panic!("trap in step"),
             "huge_output" => {
                 let bytes = arguments["bytes"].as_u64().unwrap_or(100 << 20) as usize;
-                let mut text = String::with_capacity(bytes + 2);
-                text.push('"');
-                text.extend(std::iter::repeat_n('x', bytes));
-                text.push('"');
-                text
+                // One memset-like allocation, so the size, not the fuel, is what is tested.
+                let mut text = vec![b'x'; bytes + 2];
+                text[0] = b'"';
+                text[bytes + 1] = b'"';
+                // SAFETY: the bytes are ASCII; validating 100 MB would burn the fuel under test.
+                unsafe { String::from_utf8_unchecked(text) }
             }
             "bad_json" => "this is {not json".to_owned(),
             _ => json!({"error": "unknown tool"}).to_string(),
         };
-        StepResult { status: StepStatus::Ok, observation, done: false, events: Vec::new() }
+        StepResult {
+            status: StepStatus::Ok,
+            observation,
+            done: false,
+            events: Vec::new(),
+        }
     }
 
     fn facts() -> Json {
@@ -105,7 +119,9 @@ impl Guest for Hostile {
     }
 
     fn load(state: Vec<u8>) -> Result<(), String> {
-        let bytes: [u8; 8] = state.try_into().map_err(|_| "expected 8 bytes".to_owned())?;
+        let bytes: [u8; 8] = state
+            .try_into()
+            .map_err(|_| "expected 8 bytes".to_owned())?;
         CALLS.set(u64::from_le_bytes(bytes));
         Ok(())
     }
@@ -119,7 +135,11 @@ fn spin() -> ! {
 
 fn recurse(depth: u64) -> u64 {
     // The addition after the call keeps it from being a tail call.
-    if depth == 0 { 0 } else { recurse(black_box(depth - 1)) + 1 }
+    if depth == 0 {
+        0
+    } else {
+        recurse(black_box(depth - 1)) + 1
+    }
 }
 
 bindings::export_guest!(Hostile with_types_in agentbench_env_sdk::bindings);

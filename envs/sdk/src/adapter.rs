@@ -77,7 +77,10 @@ impl<E: Env> Harness<E> {
     pub fn new() -> Harness<E> {
         let mut toolbox = Toolbox::new();
         E::tools(&mut toolbox);
-        Harness { toolbox, episode: None }
+        Harness {
+            toolbox,
+            episode: None,
+        }
     }
 
     pub fn manifest(&self) -> Manifest {
@@ -96,22 +99,35 @@ impl<E: Env> Harness<E> {
             serde_json::from_str(task).map_err(|error| format!("invalid task config: {error}"))?;
         let env = E::reset(&mut Rng::new(seed), task)?;
         let observation = env.observation();
-        self.episode = Some(Episode { env, steps: 0, done: false });
+        self.episode = Some(Episode {
+            env,
+            steps: 0,
+            done: false,
+        });
         Ok(observation)
     }
 
     pub fn step(&mut self, tool: &str, arguments: &str) -> StepOutput {
         let Some(episode) = self.episode.as_mut() else {
-            return refusal(StepStatus::NotRunning, "the episode has not been reset".to_owned());
+            return refusal(
+                StepStatus::NotRunning,
+                "the episode has not been reset".to_owned(),
+            );
         };
         if episode.done {
             return refusal(StepStatus::NotRunning, "the episode has ended".to_owned());
         }
         if !episode.env.allows(tool) && self.toolbox.names().any(|name| name == tool) {
-            return refusal(StepStatus::ToolError, format!("`{tool}` is not available now"));
+            return refusal(
+                StepStatus::ToolError,
+                format!("`{tool}` is not available now"),
+            );
         }
         let mut step = Step::default();
-        let output = match self.toolbox.call(&mut episode.env, tool, arguments, &mut step) {
+        let output = match self
+            .toolbox
+            .call(&mut episode.env, tool, arguments, &mut step)
+        {
             None => {
                 let tools = self.toolbox.names().collect::<Vec<_>>().join(", ");
                 return refusal(
@@ -130,7 +146,12 @@ impl<E: Env> Harness<E> {
         };
         episode.steps += 1;
         episode.done |= step.done;
-        StepOutput { status: output.0, observation: output.1, done: episode.done, events: step.events }
+        StepOutput {
+            status: output.0,
+            observation: output.1,
+            done: episode.done,
+            events: step.events,
+        }
     }
 
     pub fn facts(&self) -> Value {
@@ -144,7 +165,11 @@ impl<E: Env> Harness<E> {
         let Some(episode) = self.episode.as_ref().filter(|episode| !episode.done) else {
             return Vec::new();
         };
-        self.toolbox.names().filter(|name| episode.env.allows(name)).map(str::to_owned).collect()
+        self.toolbox
+            .names()
+            .filter(|name| episode.env.allows(name))
+            .map(str::to_owned)
+            .collect()
     }
 
     pub fn evaluate(&self) -> Outcome {
@@ -186,7 +211,11 @@ impl<E: Env> Harness<E> {
                         E::VERSION
                     ));
                 }
-                Some(Episode { env: saved.state, steps: saved.steps, done: saved.done })
+                Some(Episode {
+                    env: saved.state,
+                    steps: saved.steps,
+                    done: saved.done,
+                })
             }
         };
         Ok(())
@@ -194,7 +223,12 @@ impl<E: Env> Harness<E> {
 }
 
 fn refusal(status: StepStatus, message: String) -> StepOutput {
-    StepOutput { status, observation: json!({ "error": message }), done: false, events: Vec::new() }
+    StepOutput {
+        status,
+        observation: json!({ "error": message }),
+        done: false,
+        events: Vec::new(),
+    }
 }
 
 fn to_value<T: Serialize>(value: &T) -> Value {
@@ -215,7 +249,9 @@ fn with_harness<E: Env, T>(f: impl FnOnce(&mut Harness<E>) -> T) -> T {
     HARNESS.with(|slot| {
         let mut slot = slot.borrow_mut();
         let harness = slot.get_or_insert_with(|| Box::new(Harness::<E>::new()));
-        f(harness.downcast_mut::<Harness<E>>().expect("one env type per component"))
+        f(harness
+            .downcast_mut::<Harness<E>>()
+            .expect("one env type per component"))
     })
 }
 
@@ -247,7 +283,10 @@ impl<E: Env> bindings::Guest for Adapter<E> {
             events: output
                 .events
                 .into_iter()
-                .map(|(kind, data)| bindings::Event { kind, data: to_json(&data) })
+                .map(|(kind, data)| bindings::Event {
+                    kind,
+                    data: to_json(&data),
+                })
                 .collect(),
         }
     }

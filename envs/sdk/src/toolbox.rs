@@ -84,13 +84,17 @@ pub struct Toolbox<E> {
 
 impl<E> fmt::Debug for Toolbox<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.entries.iter().map(|entry| entry.name)).finish()
+        f.debug_list()
+            .entries(self.entries.iter().map(|entry| entry.name))
+            .finish()
     }
 }
 
 impl<E: 'static> Toolbox<E> {
     pub(crate) fn new() -> Toolbox<E> {
-        Toolbox { entries: Vec::new() }
+        Toolbox {
+            entries: Vec::new(),
+        }
     }
 
     /// Adds the tool `A`, handled by `handler` (usually a method: `Self::send_email`).
@@ -103,11 +107,12 @@ impl<E: 'static> Toolbox<E> {
             "tool `{}` added twice",
             A::NAME
         );
-        let call = move |env: &mut E, arguments: &str, step: &mut Step| {
-            match serde_json::from_str::<A>(arguments) {
-                Ok(arguments) => Dispatch::Ran(handler(env, arguments, step)),
-                Err(error) => Dispatch::InvalidArguments(error.to_string()),
-            }
+        let call = move |env: &mut E, arguments: &str, step: &mut Step| match serde_json::from_str::<
+            A,
+        >(arguments)
+        {
+            Ok(arguments) => Dispatch::Ran(handler(env, arguments, step)),
+            Err(error) => Dispatch::InvalidArguments(error.to_string()),
         };
         self.entries.push(Entry {
             name: A::NAME,

@@ -39,7 +39,9 @@ impl Env for Workspace {
     }
 
     fn reset(_rng: &mut Rng, _task: Task) -> Result<Self, String> {
-        Ok(Workspace { emails: vec!["hello".into()] })
+        Ok(Workspace {
+            emails: vec!["hello".into()],
+        })
     }
 
     fn observation(&self) -> Value {
@@ -47,7 +49,9 @@ impl Env for Workspace {
     }
 
     fn facts(&self) -> Facts {
-        Facts { n_emails: self.emails.len() }
+        Facts {
+            n_emails: self.emails.len(),
+        }
     }
 
     fn evaluate(&self) -> Vec<Check> {

@@ -1,0 +1,180 @@
+//! The episode's calendar: timestamps are whole minutes since 1970-01-01 in one time zone, shown
+//! as `YYYY-MM-DD HH:MM`.
+//!
+//! The guest has no clock, so "today" is fixed (Monday 2 March 2026) and every date in an episode
+//! is an offset from it.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+const MINUTES_PER_DAY: u32 = 24 * 60;
+
+/// The episode's today, as days since 1970-01-01.
+pub(crate) const TODAY: i32 = days_from_civil(2026, 3, 2);
+/// Today as the initial observation shows it.
+pub(crate) const TODAY_TEXT: &str = "2026-03-02 (Monday)";
+/// When the agent starts working: the user's clock reads 09:00, and the emails the agent sends
+/// are dated from there on.
+pub(crate) const START_OF_WORK: Timestamp = Timestamp::at(TODAY, 9 * 60);
+
+/// A moment, in whole minutes since 1970-01-01 00:00.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub(crate) struct Timestamp(u32);
+
+impl Timestamp {
+    /// The moment `minute_of_day` minutes after the start of `day` (days since 1970-01-01).
+    pub(crate) const fn at(day: i32, minute_of_day: u32) -> Timestamp {
+        Timestamp(day as u32 * MINUTES_PER_DAY + minute_of_day)
+    }
+
+    /// The day it falls on, as days since 1970-01-01.
+    pub(crate) fn day(self) -> i32 {
+        (self.0 / MINUTES_PER_DAY) as i32
+    }
+
+    pub(crate) fn plus_minutes(self, minutes: u32) -> Timestamp {
+        Timestamp(self.0 + minutes)
+    }
+
+    /// Parses `YYYY-MM-DD HH:MM`; a `T` may separate date and time, and seconds may follow.
+    pub(crate) fn parse(text: &str) -> Result<Timestamp, String> {
+        let error = || format!("invalid date and time `{text}`: expected YYYY-MM-DD HH:MM");
+        let trimmed = text.trim();
+        let (date, time) = trimmed
+            .split_once(' ')
+            .or_else(|| trimmed.split_once('T'))
+            .ok_or_else(error)?;
+        let day = parse_day(date).ok_or_else(error)?;
+        let time = time.trim();
+        let (hour, rest) = time.split_once(':').ok_or_else(error)?;
+        let (minute, second) = match rest.split_once(':') {
+            Some((minute, second)) => (minute, Some(second)),
+            None => (rest, None),
+        };
+        let hour = digits(hour, 2).filter(|&hour| hour < 24).ok_or_else(error)?;
+        let minute = digits(minute, 2).filter(|&minute| minute < 60).ok_or_else(error)?;
+        if second.is_some_and(|second| digits(second, 2).is_none_or(|second| second >= 60)) {
+            return Err(error());
+        }
+        Ok(Timestamp::at(day, hour * 60 + minute))
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let minute_of_day = self.0 % MINUTES_PER_DAY;
+        write!(
+            formatter,
+            "{} {:02}:{:02}",
+            Date(self.day()),
+            minute_of_day / 60,
+            minute_of_day % 60
+        )
+    }
+}
+
+/// A day, shown as `YYYY-MM-DD`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Date(pub i32);
+
+impl fmt::Display for Date {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (year, month, day_of_month) = civil_from_days(self.0);
+        write!(formatter, "{year:04}-{month:02}-{day_of_month:02}")
+    }
+}
+
+/// Parses `YYYY-MM-DD` into days since 1970-01-01.
+pub(crate) fn parse_date(text: &str) -> Result<i32, String> {
+    parse_day(text.trim()).ok_or_else(|| format!("invalid date `{text}`: expected YYYY-MM-DD"))
+}
+
+fn parse_day(text: &str) -> Option<i32> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
+        return None;
+    }
+    let year = digits(&text[..4], 4).filter(|year| (1970..=9999).contains(year))?;
+    let month = digits(&text[5..7], 2).filter(|month| (1..=12).contains(month))?;
+    let day_of_month = digits(&text[8..], 2)
+        .filter(|&day_of_month| day_of_month >= 1 && day_of_month <= days_in_month(year, month))?;
+    Some(days_from_civil(year as i32, month, day_of_month))
+}
+
+/// The number written with exactly `width` ASCII digits.
+fn digits(text: &str, width: usize) -> Option<u32> {
+    if text.len() != width || !text.bytes().all(|byte| byte.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+// The two conversions below are Howard Hinnant's `days_from_civil` and `civil_from_days`: the
+// proleptic Gregorian calendar is taken in 400-year eras that start on 1 March, which puts the
+// leap day at the end of each year and makes month lengths a linear formula.
+
+const fn days_from_civil(year: i32, month: u32, day_of_month: u32) -> i32 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = if year >= 0 { year } else { year - 399 } / 400;
+    let year_of_era = (year - era * 400) as u32;
+    let month_from_march = (month + 9) % 12;
+    let day_of_year = (153 * month_from_march + 2) / 5 + day_of_month - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era as i32 - 719_468
+}
+
+fn civil_from_days(days: i32) -> (i32, u32, u32) {
+    let days = days + 719_468;
+    let era = if days >= 0 { days } else { days - 146_096 } / 146_097;
+    let day_of_era = (days - era * 146_097) as u32;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day_of_month = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 { month_from_march + 3 } else { month_from_march - 9 };
+    let year = year_of_era as i32 + era * 400 + i32::from(month <= 2);
+    (year, month, day_of_month)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn today_is_monday_2_march_2026() {
+        assert_eq!(Date(TODAY).to_string(), "2026-03-02");
+        // 1970-01-01 was a Thursday, so Mondays are the days congruent to 4 modulo 7.
+        assert_eq!(TODAY.rem_euclid(7), 4);
+        assert_eq!(START_OF_WORK.to_string(), "2026-03-02 09:00");
+    }
+
+    #[test]
+    fn dates_round_trip_across_months_and_leap_years() {
+        for day in TODAY - 800..TODAY + 800 {
+            let text = Date(day).to_string();
+            assert_eq!(parse_date(&text), Ok(day), "{text}");
+        }
+        assert_eq!(Date(days_from_civil(2028, 2, 29)).to_string(), "2028-02-29");
+    }
+
+    #[test]
+    fn timestamps_parse_in_the_accepted_forms_and_reject_the_rest() {
+        for text in ["2026-03-04 14:30", "2026-03-04T14:30", "2026-03-04T14:30:00", " 2026-03-04 14:30 "] {
+            assert_eq!(Timestamp::parse(text).map(|time| time.to_string()), Ok("2026-03-04 14:30".to_owned()));
+        }
+        for text in ["2026-03-04", "2026-02-30 10:00", "2026-03-04 24:00", "2026-03-04 9:00", "tomorrow", "2026-3-4 10:00"] {
+            assert!(Timestamp::parse(text).is_err(), "{text}");
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! The engine (one per sandbox): its configuration, the epoch ticker behind wall-clock limits,
+//! and loading a component into an `EnvImage`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+use agentbench_env_contract::Manifest;
+
+use crate::bindings::EnvPre;
+use crate::error::LoadError;
+use crate::instance::Instance;
+use crate::limits::{HostState, Limits};
+
+/// How often the epoch advances; wall-clock limits are enforced to within one tick.
+pub const EPOCH_TICK: Duration = Duration::from_millis(2);
+
+/// The guard region after each pooled memory; small because memories are bounds-checked
+/// against their reservation (which is the memory limit), not protected by 4 GiB guards.
+const MEMORY_GUARD_BYTES: u64 = 2 << 20;
+
+/// A wasmtime engine configured for envs, with its instance pool.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    shared: Arc<Shared>,
+}
+
+/// What the sandbox, its images and their instances share; the ticker stops when the last goes.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) engine: Engine,
+    pub(crate) limits: Limits,
+    stop_ticker: Arc<AtomicBool>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.stop_ticker.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Sandbox {
+    pub fn new(limits: Limits) -> Result<Sandbox, LoadError> {
+        let engine = Engine::new(&engine_config(&limits))
+            .map_err(|error| LoadError::Engine(format!("{error:#}")))?;
+        let stop_ticker = Arc::new(AtomicBool::new(false));
+        let ticker_engine = engine.clone();
+        let stop = stop_ticker.clone();
+        thread::Builder::new()
+            .name("agentbench-epoch".to_owned())
+            .spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    thread::sleep(EPOCH_TICK);
+                    ticker_engine.increment_epoch();
+                }
+            })
+            .map_err(|error| {
+                LoadError::Engine(format!("cannot start the epoch ticker: {error}"))
+            })?;
+        Ok(Sandbox {
+            shared: Arc::new(Shared {
+                engine,
+                limits,
+                stop_ticker,
+            }),
+        })
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.shared.limits
+    }
+
+    /// Compiles `component`, checks that it is an env (no imports, the env world's exports, a
+    /// valid manifest) and prepares the template its episodes are instantiated from.
+    pub fn load(&self, component: &[u8]) -> Result<EnvImage, LoadError> {
+        let engine = &self.shared.engine;
+        let compiled = Component::new(engine, component)
+            .map_err(|error| LoadError::Compile(format!("{error:#}")))?;
+        let imports: Vec<String> = compiled
+            .component_type()
+            .imports(engine)
+            .map(|(name, _)| name.to_owned())
+            .collect();
+        if !imports.is_empty() {
+            return Err(LoadError::HasImports { imports });
+        }
+        let linker = Linker::<HostState>::new(engine);
+        let template = linker
+            .instantiate_pre(&compiled)
+            .and_then(EnvPre::new)
+            .map_err(|error| LoadError::WrongWorld(format!("{error:#}")))?;
+        let content_hash = hex(&Sha256::digest(component));
+        let mut image = EnvImage {
+            inner: Arc::new(ImageInner {
+                shared: self.shared.clone(),
+                template,
+                manifest: placeholder_manifest(),
+                manifest_json: String::new(),
+                content_hash,
+            }),
+        };
+        let manifest_json = image.instantiate()?.manifest()?;
+        let manifest = parse_manifest(manifest_json.as_str())?;
+        let inner = Arc::get_mut(&mut image.inner).expect("no instance outlives its call here");
+        inner.manifest = manifest;
+        inner.manifest_json = manifest_json.into_string();
+        Ok(image)
+    }
+}
+
+/// A compiled env, ready to instantiate episodes; cheap to clone.
+#[derive(Clone)]
+pub struct EnvImage {
+    inner: Arc<ImageInner>,
+}
+
+struct ImageInner {
+    shared: Arc<Shared>,
+    template: EnvPre<HostState>,
+    manifest: Manifest,
+    manifest_json: String,
+    content_hash: String,
+}
+
+impl std::fmt::Debug for EnvImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnvImage")
+            .field("name", &self.inner.manifest.name)
+            .field("version", &self.inner.manifest.version)
+            .field("content_hash", &self.inner.content_hash)
+            .finish()
+    }
+}
+
+impl EnvImage {
+    pub fn manifest(&self) -> &Manifest {
+        &self.inner.manifest
+    }
+
+    /// The manifest exactly as the guest returned it.
+    pub fn manifest_json(&self) -> &str {
+        &self.inner.manifest_json
+    }
+
+    /// The SHA-256 of the component's bytes, in hex: identifies exactly which env ran.
+    pub fn content_hash(&self) -> &str {
+        &self.inner.content_hash
+    }
+
+    /// A fresh instance (not yet reset) from the pre-instantiated template.
+    pub fn instantiate(&self) -> Result<Instance, crate::CallError> {
+        Instance::new(self.clone(), &self.inner.shared, &self.inner.template)
+    }
+}
+
+fn engine_config(limits: &Limits) -> Config {
+    let mut pool = PoolingAllocationConfig::new();
+    pool.total_component_instances(limits.max_instances)
+        // A component made from one Rust module instantiates that module and, at most, a few
+        // adapter shims.
+        .max_core_instances_per_component(4)
+        .total_core_instances(limits.max_instances.saturating_mul(2))
+        .max_memories_per_component(1)
+        .total_memories(limits.max_instances)
+        .max_tables_per_component(2)
+        .total_tables(limits.max_instances.saturating_mul(2))
+        .max_memory_size(limits.max_memory_bytes);
+
+    let mut config = Config::new();
+    config
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
+        .memory_init_cow(true)
+        .memory_reservation(limits.max_memory_bytes as u64)
+        .memory_guard_size(MEMORY_GUARD_BYTES)
+        .max_wasm_stack(limits.max_stack_bytes)
+        .consume_fuel(true)
+        .epoch_interruption(true)
+        // Traps are reported by kind; capturing guest backtraces would only slow them down.
+        .wasm_backtrace_max_frames(None)
+        // Determinism: the same inputs give the same bits on every machine.
+        .cranelift_nan_canonicalization(true)
+        .wasm_relaxed_simd(false)
+        // Proposals envs do not need are off. GC, function references, exceptions, threads and
+        // component-model async are not even compiled in (wasmtime's cargo features); of those
+        // that remain, these have no use in an env.
+        .wasm_stack_switching(false)
+        .wasm_wide_arithmetic(false)
+        .wasm_tail_call(false);
+    config
+}
+
+fn parse_manifest(json: &str) -> Result<Manifest, LoadError> {
+    let manifest: Manifest =
+        serde_json::from_str(json).map_err(|error| LoadError::BadManifest(error.to_string()))?;
+    if manifest.name.is_empty() {
+        return Err(LoadError::BadManifest("the env has no name".to_owned()));
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for tool in &manifest.tools {
+        let valid_name = !tool.name.is_empty()
+            && tool.name.len() <= 64
+            && tool
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !valid_name {
+            return Err(LoadError::BadManifest(format!(
+                "tool name {:?} is not 1-64 letters, digits, `_` or `-`",
+                tool.name
+            )));
+        }
+        if !names.insert(tool.name.as_str()) {
+            return Err(LoadError::BadManifest(format!(
+                "tool `{}` is listed twice",
+                tool.name
+            )));
+        }
+        if tool.parameters.get("type").and_then(|t| t.as_str()) != Some("object") {
+            return Err(LoadError::BadManifest(format!(
+                "the parameters of `{}` are not an object schema",
+                tool.name
+            )));
+        }
+    }
+    Ok(manifest)
+}
+
+fn placeholder_manifest() -> Manifest {
+    Manifest {
+        name: String::new(),
+        version: String::new(),
+        description: String::new(),
+        tools: Vec::new(),
+        facts: serde_json::Value::Null,
+        policy: None,
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}

@@ -1,0 +1,295 @@
+//! One live env instance (one episode): every export behind the per-call limits, with the guest's
+//! outputs checked for size and JSON validity before they reach the host.
+
+use std::time::Duration;
+
+use serde::de::IgnoredAny;
+use wasmtime::Store;
+
+use crate::EnvImage;
+use crate::bindings::{self, Env, EnvPre};
+use crate::engine::{EPOCH_TICK, Shared};
+use crate::error::CallError;
+use crate::limits::HostState;
+
+/// Text that is known to be one valid JSON document.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct JsonText(String);
+
+impl JsonText {
+    fn new(export: &'static str, text: String) -> Result<JsonText, CallError> {
+        match serde_json::from_str::<IgnoredAny>(&text) {
+            Ok(_) => Ok(JsonText(text)),
+            Err(error) => Err(CallError::BadOutput {
+                export,
+                reason: format!("not JSON: {error}"),
+            }),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    /// Parses the text into `T`.
+    pub fn parse<T: serde::de::DeserializeOwned>(&self) -> serde_json::Result<T> {
+        serde_json::from_str(&self.0)
+    }
+}
+
+/// How a step went, from the env's point of view (the world's `step-status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StepStatus {
+    Ok,
+    ToolError,
+    InvalidArguments,
+    UnknownTool,
+    NotRunning,
+}
+
+/// Something noteworthy a step did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub kind: String,
+    pub data: JsonText,
+}
+
+/// What one step returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepOutput {
+    pub status: StepStatus,
+    pub observation: JsonText,
+    pub done: bool,
+    pub events: Vec<Event>,
+}
+
+/// A live env instance. Not `Sync`: one episode is driven by one caller at a time.
+pub struct Instance {
+    image: EnvImage,
+    store: Store<HostState>,
+    env: Env,
+    fuel_per_call: u64,
+    wall_clock_per_call: Duration,
+    max_output_bytes: usize,
+    poisoned: bool,
+}
+
+impl std::fmt::Debug for Instance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Instance")
+            .field("env", &self.image.manifest().name)
+            .field("poisoned", &self.poisoned)
+            .finish()
+    }
+}
+
+impl Instance {
+    pub(crate) fn new(
+        image: EnvImage,
+        shared: &Shared,
+        template: &EnvPre<HostState>,
+    ) -> Result<Instance, CallError> {
+        let limits = &shared.limits;
+        let mut store = Store::new(
+            &shared.engine,
+            HostState {
+                max_memory_bytes: limits.max_memory_bytes,
+            },
+        );
+        store.limiter(|state| state);
+        let fuel_per_call = limits.fuel_per_call;
+        let wall_clock_per_call = limits.wall_clock_per_call;
+        arm(&mut store, fuel_per_call, wall_clock_per_call);
+        let env = template.instantiate(&mut store).map_err(|error| {
+            CallError::from_wasmtime("instantiate", &error, fuel_per_call, wall_clock_per_call)
+        })?;
+        Ok(Instance {
+            image,
+            store,
+            env,
+            fuel_per_call,
+            wall_clock_per_call,
+            max_output_bytes: limits.max_output_bytes,
+            poisoned: false,
+        })
+    }
+
+    /// The env this instance runs.
+    pub fn image(&self) -> &EnvImage {
+        &self.image
+    }
+
+    /// An earlier call failed; every further call fails with `CallError::Poisoned`.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+
+    pub fn manifest(&mut self) -> Result<JsonText, CallError> {
+        let text = self.call("manifest", |env, store| env.call_manifest(store))?;
+        self.json("manifest", text)
+    }
+
+    /// Starts an episode; `task` is the task config as a JSON object. An invalid task is the
+    /// guest's refusal (`Ok(Err(message))`), not a failure of the instance.
+    pub fn reset(&mut self, seed: u64, task: &str) -> Result<Result<JsonText, String>, CallError> {
+        // The bindings take the world's `json` alias, a `String`.
+        let task = task.to_owned();
+        match self.call("reset", |env, store| env.call_reset(store, seed, &task))? {
+            Ok(observation) => Ok(Ok(self.json("reset", observation)?)),
+            Err(message) => {
+                self.check_size("reset", message.len())?;
+                Ok(Err(message))
+            }
+        }
+    }
+
+    pub fn step(&mut self, tool: &str, arguments: &str) -> Result<StepOutput, CallError> {
+        let call = bindings::ToolCall {
+            name: tool.to_owned(),
+            arguments: arguments.to_owned(),
+        };
+        let result = self.call("step", |env, store| env.call_step(store, &call))?;
+        let bytes = result.observation.len()
+            + result
+                .events
+                .iter()
+                .map(|event| event.kind.len() + event.data.len())
+                .sum::<usize>();
+        self.check_size("step", bytes)?;
+        let status = match result.status {
+            bindings::StepStatus::Ok => StepStatus::Ok,
+            bindings::StepStatus::ToolError => StepStatus::ToolError,
+            bindings::StepStatus::InvalidArguments => StepStatus::InvalidArguments,
+            bindings::StepStatus::UnknownTool => StepStatus::UnknownTool,
+            bindings::StepStatus::NotRunning => StepStatus::NotRunning,
+        };
+        let observation = self.guard(JsonText::new("step", result.observation))?;
+        let events = result
+            .events
+            .into_iter()
+            .map(|event| {
+                Ok(Event {
+                    kind: event.kind,
+                    data: JsonText::new("step", event.data)?,
+                })
+            })
+            .collect::<Result<Vec<_>, CallError>>();
+        let events = self.guard(events)?;
+        Ok(StepOutput {
+            status,
+            observation,
+            done: result.done,
+            events,
+        })
+    }
+
+    pub fn facts(&mut self) -> Result<JsonText, CallError> {
+        let text = self.call("facts", |env, store| env.call_facts(store))?;
+        self.json("facts", text)
+    }
+
+    /// The tools the env allows now.
+    pub fn mask(&mut self) -> Result<Vec<String>, CallError> {
+        let tools = self.call("mask", |env, store| env.call_mask(store))?;
+        self.check_size("mask", tools.iter().map(String::len).sum())?;
+        Ok(tools)
+    }
+
+    /// The outcome checks; the JSON of `agentbench_env_contract::Outcome`.
+    pub fn evaluate(&mut self) -> Result<JsonText, CallError> {
+        let text = self.call("evaluate", |env, store| env.call_evaluate(store))?;
+        self.json("evaluate", text)
+    }
+
+    /// The whole episode state.
+    pub fn save(&mut self) -> Result<Vec<u8>, CallError> {
+        let state = self.call("save", |env, store| env.call_save(store))?;
+        self.check_size("save", state.len())?;
+        Ok(state)
+    }
+
+    /// Replaces the episode state with a saved one. A state the guest rejects is its refusal
+    /// (`Ok(Err(message))`); the instance stays usable.
+    pub fn load(&mut self, state: &[u8]) -> Result<Result<(), String>, CallError> {
+        let result = self.call("load", |env, store| env.call_load(store, state))?;
+        if let Err(message) = &result {
+            self.check_size("load", message.len())?;
+        }
+        Ok(result)
+    }
+
+    /// A new instance in this one's exact state: save here, load there.
+    pub fn fork(&mut self) -> Result<Instance, CallError> {
+        let state = self.save()?;
+        let mut fork = self.image.instantiate()?;
+        match fork.load(&state)? {
+            Ok(()) => Ok(fork),
+            Err(reason) => Err(CallError::BadOutput {
+                export: "load",
+                reason: format!("the guest rejected its own saved state: {reason}"),
+            }),
+        }
+    }
+
+    /// Runs one export under fresh limits; any failure poisons the instance.
+    fn call<T>(
+        &mut self,
+        export: &'static str,
+        call: impl FnOnce(&Env, &mut Store<HostState>) -> wasmtime::Result<T>,
+    ) -> Result<T, CallError> {
+        if self.poisoned {
+            return Err(CallError::Poisoned { export });
+        }
+        arm(
+            &mut self.store,
+            self.fuel_per_call,
+            self.wall_clock_per_call,
+        );
+        call(&self.env, &mut self.store).map_err(|error| {
+            self.poisoned = true;
+            CallError::from_wasmtime(export, &error, self.fuel_per_call, self.wall_clock_per_call)
+        })
+    }
+
+    fn json(&mut self, export: &'static str, text: String) -> Result<JsonText, CallError> {
+        self.check_size(export, text.len())?;
+        self.guard(JsonText::new(export, text))
+    }
+
+    fn check_size(&mut self, export: &'static str, bytes: usize) -> Result<(), CallError> {
+        let limit = self.max_output_bytes;
+        self.guard(if bytes > limit {
+            Err(CallError::OutputTooLarge {
+                export,
+                bytes,
+                limit,
+            })
+        } else {
+            Ok(())
+        })
+    }
+
+    /// Poisons the instance when `result` is an error: a guest that returned bad output has
+    /// advanced its state in a way the host refused to record.
+    fn guard<T>(&mut self, result: Result<T, CallError>) -> Result<T, CallError> {
+        self.poisoned |= result.is_err();
+        result
+    }
+}
+
+/// Refuels the store and sets its epoch deadline, before each call.
+fn arm(store: &mut Store<HostState>, fuel: u64, wall_clock: Duration) {
+    store
+        .set_fuel(fuel)
+        .expect("fuel is enabled in the engine config");
+    let ticks = wall_clock
+        .as_micros()
+        .div_ceil(EPOCH_TICK.as_micros())
+        .max(1) as u64;
+    // One extra tick: the current tick may be almost over when the call starts.
+    store.set_epoch_deadline(ticks + 1);
+}
