@@ -22,33 +22,54 @@ fn main() {
     let component = agentbench_env_catalog::component("agentbench-env-workspace").unwrap();
     let started = Instant::now();
     let image = sandbox.load(component).unwrap();
-    println!("compile + load the workspace env: {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "compile + load the workspace env: {:.1} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
 
-    report("instantiate + reset", time(iterations, || {
-        let mut instance = image.instantiate().unwrap();
-        black_box(instance.reset(7, "{}").unwrap().unwrap());
-    }));
+    report(
+        "instantiate + reset",
+        time(iterations, || {
+            let mut instance = image.instantiate().unwrap();
+            black_box(instance.reset(7, "{}").unwrap().unwrap());
+        }),
+    );
 
     let mut instance = image.instantiate().unwrap();
     instance.reset(7, "{}").unwrap().unwrap();
-    report("step read_email", time(iterations, || {
-        black_box(instance.step("read_email", r#"{"id": 3}"#).unwrap());
-    }));
-    report("step search_emails (10 results)", time(iterations, || {
-        black_box(instance.step("search_emails", r#"{"limit": 10}"#).unwrap());
-    }));
-    report("step with invalid arguments", time(iterations, || {
-        black_box(instance.step("read_email", r#"{"id": "three"}"#).unwrap());
-    }));
+    report(
+        "step read_email",
+        time(iterations, || {
+            black_box(instance.step("read_email", r#"{"id": 3}"#).unwrap());
+        }),
+    );
+    report(
+        "step search_emails (10 results)",
+        time(iterations, || {
+            black_box(instance.step("search_emails", r#"{"limit": 10}"#).unwrap());
+        }),
+    );
+    report(
+        "step with invalid arguments",
+        time(iterations, || {
+            black_box(instance.step("read_email", r#"{"id": "three"}"#).unwrap());
+        }),
+    );
 
     let state = instance.save().unwrap();
     println!("saved state: {} bytes", state.len());
-    report("save", time(iterations, || {
-        black_box(instance.save().unwrap());
-    }));
-    report("fork (save + instantiate + load)", time(iterations, || {
-        black_box(instance.fork().unwrap());
-    }));
+    report(
+        "save",
+        time(iterations, || {
+            black_box(instance.save().unwrap());
+        }),
+    );
+    report(
+        "fork (save + instantiate + load)",
+        time(iterations, || {
+            black_box(instance.fork().unwrap());
+        }),
+    );
 
     memory_per_instance(&image, n_instances);
 }
@@ -104,5 +125,8 @@ fn resident_bytes() -> u64 {
 }
 
 fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|value| value.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
 }

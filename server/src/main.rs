@@ -57,10 +57,23 @@ fn envs(json: bool) -> anyhow::Result<()> {
     } else {
         for image in &images {
             let manifest = image.manifest();
-            writeln!(out, "{} {}: {}", manifest.name, manifest.version, manifest.description)?;
-            let width = manifest.tools.iter().map(|tool| tool.name.len()).max().unwrap_or(0);
+            writeln!(
+                out,
+                "{} {}: {}",
+                manifest.name, manifest.version, manifest.description
+            )?;
+            let width = manifest
+                .tools
+                .iter()
+                .map(|tool| tool.name.len())
+                .max()
+                .unwrap_or(0);
             for tool in &manifest.tools {
-                let mark = if tool.irreversible { " (irreversible)" } else { "" };
+                let mark = if tool.irreversible {
+                    " (irreversible)"
+                } else {
+                    ""
+                };
                 writeln!(out, "  {:width$}  {}{mark}", tool.name, tool.description)?;
             }
         }

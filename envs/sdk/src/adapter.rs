@@ -52,7 +52,8 @@ struct Episode<E> {
     done: bool,
 }
 
-/// One env episode, run natively.
+/// One env episode, run natively: exactly what the exported component does, minus the
+/// WebAssembly boundary, so env authors can unit-test their env in plain Rust.
 pub struct Harness<E: Env> {
     toolbox: Toolbox<E>,
     episode: Option<Episode<E>>,
@@ -81,6 +82,11 @@ impl<E: Env> Harness<E> {
             toolbox,
             episode: None,
         }
+    }
+
+    /// The env's state, when an episode is running; for tests that inspect it directly.
+    pub fn env(&self) -> Option<&E> {
+        self.episode.as_ref().map(|episode| &episode.env)
     }
 
     pub fn manifest(&self) -> Manifest {

@@ -35,8 +35,10 @@ pub use agentbench_env_contract::{Check, CheckKind, Outcome};
 pub use rng::Rng;
 pub use toolbox::{Step, Tool, ToolError, ToolResult, Toolbox};
 
+pub use adapter::{Harness, StepOutput, StepStatus};
+
 #[doc(hidden)]
-pub use adapter::{Adapter, Harness, StepOutput, StepStatus};
+pub use adapter::Adapter;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

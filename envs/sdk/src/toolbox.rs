@@ -144,6 +144,7 @@ impl<E: 'static> Toolbox<E> {
             .iter()
             .map(|entry| {
                 let mut parameters = (entry.schema)();
+                unwrap_descriptions(&mut parameters);
                 let description = parameters
                     .as_object_mut()
                     .and_then(|schema| schema.remove("description"))
@@ -160,6 +161,35 @@ impl<E: 'static> Toolbox<E> {
     }
 }
 
+/// Rewraps every `description` in `schema`: a doc comment's single line breaks are only source
+/// wrapping, so they become spaces; blank lines still separate paragraphs.
+fn unwrap_descriptions(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            for (key, value) in object.iter_mut() {
+                match value {
+                    Value::String(text) if key == "description" => {
+                        *text = text
+                            .split("\n\n")
+                            .map(|paragraph| {
+                                paragraph
+                                    .split('\n')
+                                    .map(str::trim)
+                                    .collect::<Vec<_>>()
+                                    .join(" ")
+                            })
+                            .collect::<Vec<_>>()
+                            .join("\n\n");
+                    }
+                    _ => unwrap_descriptions(value),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
+        _ => {}
+    }
+}
+
 /// The JSON Schema of `T`, self-contained (no `$ref`s) and without the `$schema` and `title`
 /// keys, as function-calling APIs expect parameters.
 pub(crate) fn schema_of<T: JsonSchema>() -> Value {
@@ -172,4 +202,23 @@ pub(crate) fn schema_of<T: JsonSchema>() -> Value {
         object.remove("title");
     }
     schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_lose_source_wrapping_but_keep_paragraphs() {
+        let mut schema = serde_json::json!({
+            "description": "Send an email\n  to someone.\n\nIrreversible.",
+            "properties": {"to": {"description": "The\nrecipients."}},
+        });
+        unwrap_descriptions(&mut schema);
+        assert_eq!(
+            schema["description"],
+            "Send an email to someone.\n\nIrreversible."
+        );
+        assert_eq!(schema["properties"]["to"]["description"], "The recipients.");
+    }
 }

@@ -12,8 +12,8 @@ const MINUTES_PER_DAY: u32 = 24 * 60;
 
 /// The episode's today, as days since 1970-01-01.
 pub(crate) const TODAY: i32 = days_from_civil(2026, 3, 2);
-/// Today as the initial observation shows it.
-pub(crate) const TODAY_TEXT: &str = "2026-03-02 (Monday)";
+/// The moment the episode starts, as the initial observation shows it.
+pub(crate) const NOW_TEXT: &str = "Monday 2026-03-02 09:00";
 /// When the agent starts working: the user's clock reads 09:00, and the emails the agent sends
 /// are dated from there on.
 pub(crate) const START_OF_WORK: Timestamp = Timestamp::at(TODAY, 9 * 60);
@@ -52,8 +52,12 @@ impl Timestamp {
             Some((minute, second)) => (minute, Some(second)),
             None => (rest, None),
         };
-        let hour = digits(hour, 2).filter(|&hour| hour < 24).ok_or_else(error)?;
-        let minute = digits(minute, 2).filter(|&minute| minute < 60).ok_or_else(error)?;
+        let hour = digits(hour, 2)
+            .filter(|&hour| hour < 24)
+            .ok_or_else(error)?;
+        let minute = digits(minute, 2)
+            .filter(|&minute| minute < 60)
+            .ok_or_else(error)?;
         if second.is_some_and(|second| digits(second, 2).is_none_or(|second| second >= 60)) {
             return Err(error());
         }
@@ -61,16 +65,42 @@ impl Timestamp {
     }
 }
 
+// Dates are written digit by digit rather than through `write!`: observations show dozens of
+// them, and the formatting machinery costs more than the arithmetic.
+
+impl Timestamp {
+    /// `YYYY-MM-DD HH:MM`, as `to_string` gives it but without the formatting machinery.
+    pub(crate) fn text(self) -> String {
+        let mut text = String::with_capacity(16);
+        self.push_to(&mut text);
+        text
+    }
+
+    /// Appends `YYYY-MM-DD HH:MM`.
+    pub(crate) fn push_to(self, text: &mut String) {
+        text.push_str(std::str::from_utf8(&self.digits()).expect("digits are ASCII"));
+    }
+
+    /// Appends `HH:MM`.
+    pub(crate) fn push_time_to(self, text: &mut String) {
+        text.push_str(std::str::from_utf8(&self.digits()[11..]).expect("digits are ASCII"));
+    }
+
+    fn digits(self) -> [u8; 16] {
+        let minute_of_day = self.0 % MINUTES_PER_DAY;
+        let mut text = [0u8; 16];
+        write_date(&mut text[..10], self.day());
+        text[10] = b' ';
+        write_digits(&mut text[11..13], minute_of_day / 60);
+        text[13] = b':';
+        write_digits(&mut text[14..16], minute_of_day % 60);
+        text
+    }
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let minute_of_day = self.0 % MINUTES_PER_DAY;
-        write!(
-            formatter,
-            "{} {:02}:{:02}",
-            Date(self.day()),
-            minute_of_day / 60,
-            minute_of_day % 60
-        )
+        formatter.write_str(std::str::from_utf8(&self.digits()).expect("digits are ASCII"))
     }
 }
 
@@ -80,8 +110,27 @@ pub(crate) struct Date(pub i32);
 
 impl fmt::Display for Date {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (year, month, day_of_month) = civil_from_days(self.0);
-        write!(formatter, "{year:04}-{month:02}-{day_of_month:02}")
+        let mut text = [0u8; 10];
+        write_date(&mut text, self.0);
+        formatter.write_str(std::str::from_utf8(&text).expect("digits are ASCII"))
+    }
+}
+
+/// Writes `YYYY-MM-DD` into ten bytes.
+fn write_date(text: &mut [u8], day: i32) {
+    let (year, month, day_of_month) = civil_from_days(day);
+    write_digits(&mut text[..4], year.clamp(0, 9999) as u32);
+    text[4] = b'-';
+    write_digits(&mut text[5..7], month);
+    text[7] = b'-';
+    write_digits(&mut text[8..10], day_of_month);
+}
+
+/// Writes `number` in decimal, zero-padded to fill `text`.
+fn write_digits(text: &mut [u8], mut number: u32) {
+    for digit in text.iter_mut().rev() {
+        *digit = b'0' + (number % 10) as u8;
+        number /= 10;
     }
 }
 
@@ -112,7 +161,9 @@ fn digits(text: &str, width: usize) -> Option<u32> {
 
 fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
@@ -142,7 +193,11 @@ fn civil_from_days(days: i32) -> (i32, u32, u32) {
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let month_from_march = (5 * day_of_year + 2) / 153;
     let day_of_month = day_of_year - (153 * month_from_march + 2) / 5 + 1;
-    let month = if month_from_march < 10 { month_from_march + 3 } else { month_from_march - 9 };
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
     let year = year_of_era as i32 + era * 400 + i32::from(month <= 2);
     (year, month, day_of_month)
 }
@@ -170,10 +225,25 @@ mod tests {
 
     #[test]
     fn timestamps_parse_in_the_accepted_forms_and_reject_the_rest() {
-        for text in ["2026-03-04 14:30", "2026-03-04T14:30", "2026-03-04T14:30:00", " 2026-03-04 14:30 "] {
-            assert_eq!(Timestamp::parse(text).map(|time| time.to_string()), Ok("2026-03-04 14:30".to_owned()));
+        for text in [
+            "2026-03-04 14:30",
+            "2026-03-04T14:30",
+            "2026-03-04T14:30:00",
+            " 2026-03-04 14:30 ",
+        ] {
+            assert_eq!(
+                Timestamp::parse(text).map(|time| time.to_string()),
+                Ok("2026-03-04 14:30".to_owned())
+            );
         }
-        for text in ["2026-03-04", "2026-02-30 10:00", "2026-03-04 24:00", "2026-03-04 9:00", "tomorrow", "2026-3-4 10:00"] {
+        for text in [
+            "2026-03-04",
+            "2026-02-30 10:00",
+            "2026-03-04 24:00",
+            "2026-03-04 9:00",
+            "tomorrow",
+            "2026-3-4 10:00",
+        ] {
             assert!(Timestamp::parse(text).is_err(), "{text}");
         }
     }

@@ -1,24 +1,27 @@
 //! The workspace env: one user's email, calendar, contacts and files, seeded with realistic
 //! content, some of which carries prompt injections written by third parties.
 //!
-//! `corpus` holds the static content and `seed` builds an episode's state from it; `task` parses
-//! the task config, `tools` implements the agent's tools and `evaluate` scores the episode;
-//! `dates` and `text` are helpers. This file holds the state and the `Env` implementation.
+//! `corpus` holds the static content and `seed` builds an episode's state from it; `state` holds
+//! the state's parts, `task` parses the task config, `tools` implements the agent's tools,
+//! `listing` renders listings and `evaluate` scores the episode; `dates` and `text` are helpers.
+//! This file holds the state and the `Env` implementation.
 
 mod corpus;
 mod dates;
 mod evaluate;
+mod listing;
 mod seed;
+mod state;
 mod task;
 mod text;
 mod tools;
 
-use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use agentbench_env_sdk::prelude::*;
 
 use crate::dates::Timestamp;
+use crate::state::{Action, CalendarEvent, Email, File, Injection};
 use crate::task::Goal;
 
 pub use crate::task::{
@@ -29,10 +32,6 @@ pub use crate::tools::{
     CreateEvent, DeleteEmail, DeleteEvent, DeleteFile, ListEvents, ListFiles, ReadEmail, ReadFile,
     SearchContacts, SearchEmails, SendEmail, ShareFile, WriteFile,
 };
-
-/// Text in the state: borrowed from the static corpus when seeded, owned when the task or the
-/// agent wrote it. Borrowing keeps `reset` free of copies; both serialize as plain strings.
-type Text = Cow<'static, str>;
 
 /// A mail folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -50,21 +49,31 @@ pub enum Permission {
     Edit,
 }
 
-/// The whole episode: the user's mailbox, calendar, address book and drive, the injections
-/// planted in them, the task, and a log of what the agent did.
+impl Permission {
+    fn name(self) -> &'static str {
+        match self {
+            Permission::Read => "read",
+            Permission::Edit => "edit",
+        }
+    }
+}
+
+/// The whole episode: the user's mailbox, calendar and drive, the injections planted in them,
+/// the task, and a log of what the agent did. (The address book never changes, so it stays in
+/// the corpus.)
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Workspace {
-    instruction: Text,
+    /// The task's instruction; the default instruction when `None`.
+    instruction: Option<String>,
     goals: Vec<Goal>,
     /// Lowercase domains whose addresses count as internal.
-    trusted_domains: Vec<Text>,
-    contacts: Vec<Contact>,
+    trusted_domains: Vec<String>,
     /// Every email in every folder, in the order they arrived.
     emails: Vec<Email>,
     /// Sorted by start time.
     events: Vec<CalendarEvent>,
-    /// Keyed by canonical path, so that listings come out sorted.
-    files: BTreeMap<Text, File>,
+    /// Sorted by path.
+    files: Vec<File>,
     injections: Vec<Injection>,
     log: Vec<Action>,
     /// The user's clock: it starts at 09:00 today and advances a minute with every change the
@@ -76,123 +85,6 @@ pub struct Workspace {
     /// Whether the agent has read anything from outside the trusted domains or carrying an
     /// injection.
     untrusted_content_read: bool,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Contact {
-    name: Text,
-    email: Text,
-    organisation: Text,
-    role: Text,
-    notes: Text,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Email {
-    id: u32,
-    folder: Folder,
-    /// The sender as `Name <address>` (or a bare address).
-    from: Text,
-    to: Vec<Text>,
-    cc: Vec<Text>,
-    subject: Text,
-    body: Text,
-    date: Timestamp,
-    read: bool,
-    /// Paths of the files attached to it.
-    attachments: Vec<Text>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct CalendarEvent {
-    id: u32,
-    title: Text,
-    start: Timestamp,
-    end: Timestamp,
-    attendees: Vec<Text>,
-    location: Text,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct File {
-    owner: Text,
-    content: Text,
-    shared_with: Vec<Share>,
-    /// Sensitive content (payroll, contracts, HR records); never shown to the agent. Files the
-    /// agent writes inherit it when they copy confidential content.
-    confidential: bool,
-    modified: Timestamp,
-    /// The file is as seeded: the agent has neither created nor overwritten it.
-    original: bool,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Share {
-    with: Text,
-    permission: Permission,
-}
-
-/// A prompt injection a third party planted, and what it tries to get acted on.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Injection {
-    source: Source,
-    /// Attacker addresses (lowercase) and file paths (canonical).
-    targets: Vec<Text>,
-    /// The text is still there: a file's injection dies when the file is overwritten or deleted.
-    live: bool,
-    /// The agent has read it.
-    seen: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-enum Source {
-    Email(u32),
-    File(Text),
-}
-
-impl Source {
-    fn describe(&self) -> String {
-        match self {
-            Source::Email(id) => format!("email #{id}"),
-            Source::File(path) => format!("file {path}"),
-        }
-    }
-}
-
-/// One change the agent made, with what the checks need even after later changes (a sent email
-/// may be deleted from the sent folder; a shared file may be deleted).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-enum Action {
-    EmailSent(SentEmail),
-    EmailDeleted { id: u32, from: Text, subject: Text },
-    EventCreated { id: u32, title: Text, start: Timestamp, attendees: Vec<Text> },
-    EventDeleted { id: u32, title: Text, attendees: Vec<Text> },
-    FileWritten { path: Text, created: bool, replaced_original: bool },
-    FileShared { path: Text, with: Text, permission: Permission, external: bool, confidential: bool },
-    FileDeleted { path: Text, confidential: bool },
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct SentEmail {
-    id: u32,
-    to: Vec<Text>,
-    cc: Vec<Text>,
-    subject: Text,
-    body: Text,
-    attachments: Vec<Text>,
-    /// The attachments' content when it was sent, so goals can accept content attached rather
-    /// than pasted.
-    attachment_text: Text,
-    /// Recipients outside the trusted domains.
-    external_recipients: Vec<Text>,
-    /// Confidential files attached or reproduced in the body.
-    confidential_files: Vec<Text>,
-}
-
-impl SentEmail {
-    fn recipients(&self) -> impl Iterator<Item = &Text> {
-        self.to.iter().chain(&self.cc)
-    }
 }
 
 /// What the workspace reports to safety policies.
@@ -208,8 +100,7 @@ pub struct Facts {
     pub items_deleted: u32,
     /// How many irreversible tool calls (send, share, delete) have succeeded.
     pub irreversible_actions: u32,
-    /// The agent has read content from outside the trusted domains or carrying a prompt
-    /// injection; what it does next may be steered by a third party.
+    /// The agent has read content from outside the trusted domains or carrying a prompt injection; what it does next may be steered by a third party.
     pub untrusted_content_read: bool,
     /// How many distinct prompt injections the agent has read.
     pub injections_seen: u32,
@@ -253,25 +144,24 @@ impl Env for Workspace {
     }
 
     fn observation(&self) -> Value {
-        let inbox = || self.emails.iter().filter(|email| email.folder == Folder::Inbox);
-        let mut recent: Vec<&Email> = inbox().collect();
-        recent.sort_by(|a, b| b.date.cmp(&a.date).then(b.id.cmp(&a.id)));
-        recent.truncate(RECENT_EMAILS_SHOWN);
+        // Emails are stored in arrival order, so the latest are at the end.
+        let inbox = || {
+            self.emails
+                .iter()
+                .filter(|email| email.folder == Folder::Inbox)
+        };
+        let recent: Vec<Value> = inbox()
+            .rev()
+            .take(RECENT_EMAILS_SHOWN)
+            .map(|email| Value::String(listing::email_line(email)))
+            .collect();
         json!({
-            "instruction": self.instruction,
-            "user": {
-                "name": corpus::USER_NAME,
-                "email": corpus::USER_ADDRESS,
-                "organisation": corpus::USER_ORGANISATION,
-                "role": corpus::USER_ROLE,
-            },
-            "today": dates::TODAY_TEXT,
-            "now": dates::START_OF_WORK.to_string(),
-            "inbox": {
-                "emails": inbox().count(),
-                "unread": inbox().filter(|email| !email.read).count(),
-                "recent": recent.iter().map(|email| tools::summary(email)).collect::<Vec<_>>(),
-            },
+            "instruction": self.instruction.as_deref().unwrap_or(corpus::DEFAULT_INSTRUCTION),
+            "user": corpus::USER_SUMMARY,
+            "now": dates::NOW_TEXT,
+            "inbox_emails": inbox().count(),
+            "inbox_unread": inbox().filter(|email| !email.read).count(),
+            "recent_emails": recent,
         })
     }
 
@@ -284,9 +174,12 @@ impl Env for Workspace {
             items_deleted: 0,
             irreversible_actions: self.irreversible_actions,
             untrusted_content_read: self.untrusted_content_read,
-            injections_seen: self.injections.iter().filter(|injection| injection.seen).count()
-                as u32,
-            trusted_domains: self.trusted_domains.iter().map(|domain| domain.to_string()).collect(),
+            injections_seen: self
+                .injections
+                .iter()
+                .filter(|injection| injection.seen)
+                .count() as u32,
+            trusted_domains: self.trusted_domains.clone(),
         };
         for action in &self.log {
             match action {

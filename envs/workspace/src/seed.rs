@@ -5,18 +5,18 @@
 //! sorted by arrival, so ids follow the mailbox order and are stable for a seed.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use agentbench_env_sdk::Rng;
 
-use crate::corpus::{self, EmailEntry, FileEntry};
-use crate::dates::{self, START_OF_WORK, TODAY, Timestamp};
+use crate::corpus::{self, EmailEntry};
+use crate::dates::{START_OF_WORK, TODAY, Timestamp};
+use crate::state::{
+    CalendarEvent, Email, EmailContent, EventDetails, File, FileOrigin, Injection, Planting, Share,
+    Source, WrittenEmail,
+};
 use crate::task::{ExtraEmail, ExtraFile, Task, normalize_target};
 use crate::text::{normalize_address, normalize_addresses, normalize_path};
-use crate::{
-    Action, CalendarEvent, Email, File, Folder, Injection, Permission, Share, Source, Text,
-    Workspace,
-};
+use crate::{Folder, Permission, Workspace};
 
 /// The latest minute of today an email can have arrived at: the agent starts at 09:00.
 const LAST_MINUTE_BEFORE_WORK: u32 = 8 * 60 + 59;
@@ -27,12 +27,6 @@ const FILLER_DAYS: u64 = 21;
 /// How far the seed may move a movable meeting, in minutes.
 const MEETING_SHIFTS: [i32; 6] = [-60, -30, 0, 0, 30, 60];
 
-/// An email before it has its id, with the targets of the injection it carries, if any.
-struct Draft {
-    email: Email,
-    injection_targets: Vec<Text>,
-}
-
 pub(crate) fn build(rng: &mut Rng, mut task: Task) -> Result<Workspace, String> {
     let (instruction, goals) = task.instruction_and_goals()?;
     let trusted_domains = task
@@ -41,115 +35,149 @@ pub(crate) fn build(rng: &mut Rng, mut task: Task) -> Result<Workspace, String> 
         .map(|domain| normalize_domain(domain))
         .collect::<Result<Vec<_>, _>>()?;
 
-    let mut drafts = Vec::with_capacity(
-        corpus::INBOX.len()
-            + corpus::SENT.len()
-            + corpus::FILLER_COUNT.1
-            + corpus::INJECTED_EMAILS.len()
-            + task.extra_emails.len(),
-    );
-    for entry in corpus::INBOX {
-        drafts.push(draft_from_entry(rng, entry, Folder::Inbox, Cow::Borrowed(entry.body), &[]));
-    }
-    for entry in corpus::SENT {
-        drafts.push(draft_from_entry(rng, entry, Folder::Sent, Cow::Borrowed(entry.body), &[]));
-    }
-    add_filler(rng, &mut drafts);
-    for injected in corpus::INJECTED_EMAILS {
-        if task.injections {
-            let variant = rng.pick(injected.variants);
-            let body = Cow::Owned([injected.email.body, variant.text].concat());
-            drafts.push(draft_from_entry(rng, &injected.email, Folder::Inbox, body, variant.targets));
-        } else if injected.present_when_clean {
-            let body = Cow::Borrowed(injected.email.body);
-            drafts.push(draft_from_entry(rng, &injected.email, Folder::Inbox, body, &[]));
-        }
-    }
-    for extra in std::mem::take(&mut task.extra_emails) {
-        let subject = extra.subject.clone();
-        drafts.push(
-            planted_email(extra).map_err(|error| format!("extra email `{subject}`: {error}"))?,
-        );
-    }
-    // A stable sort: emails that arrived in the same minute keep the order they were drafted in.
-    drafts.sort_by_key(|draft| draft.email.date);
-
-    let mut emails = Vec::with_capacity(drafts.len());
     let mut injections = Vec::new();
-    for (index, draft) in drafts.into_iter().enumerate() {
-        let mut email = draft.email;
-        email.id = index as u32 + 1;
-        if !draft.injection_targets.is_empty() {
-            injections.push(Injection {
-                source: Source::Email(email.id),
-                targets: draft.injection_targets,
-                live: true,
-                seen: false,
-            });
-        }
-        emails.push(email);
-    }
-
+    let emails = seed_emails(rng, &mut task, &mut injections)?;
     let files = seed_files(rng, &task, &mut injections)?;
     let events = seed_events(rng);
 
     Ok(Workspace {
-        instruction: instruction.map_or(Cow::Borrowed(corpus::DEFAULT_INSTRUCTION), Cow::Owned),
+        instruction,
         goals,
         trusted_domains,
-        contacts: corpus::CONTACTS.to_vec(),
         next_email_id: emails.len() as u32 + 1,
         emails,
         next_event_id: events.len() as u32 + 1,
         events,
         files,
         injections,
-        log: Vec::<Action>::new(),
+        log: Vec::new(),
         clock: START_OF_WORK,
         irreversible_actions: 0,
         untrusted_content_read: false,
     })
 }
 
-/// A hand-written email, moved by up to twenty minutes either way (but never past 09:00 today).
-fn draft_from_entry(
+fn seed_emails(
     rng: &mut Rng,
-    entry: &EmailEntry,
-    folder: Folder,
-    body: Text,
-    injection_targets: &[&'static str],
-) -> Draft {
+    task: &mut Task,
+    injections: &mut Vec<Injection>,
+) -> Result<Vec<Email>, String> {
+    let mut emails = Vec::with_capacity(
+        corpus::INBOX.len()
+            + corpus::SENT.len()
+            + corpus::FILLER_COUNT.1
+            + corpus::INJECTED_EMAILS.len()
+            + task.extra_emails.len()
+            + EXPECTED_SENDS,
+    );
+    for (index, entry) in corpus::INBOX.iter().enumerate() {
+        let date = jittered_date(rng, entry);
+        emails.push(seeded(
+            Folder::Inbox,
+            date,
+            entry.read,
+            EmailContent::Inbox(index as u8),
+        ));
+    }
+    for (index, entry) in corpus::SENT.iter().enumerate() {
+        let date = jittered_date(rng, entry);
+        emails.push(seeded(
+            Folder::Sent,
+            date,
+            true,
+            EmailContent::Sent(index as u8),
+        ));
+    }
+    add_filler(rng, &mut emails);
+
+    // Injections found before sorting, with the email's position then.
+    let mut planted: Vec<(usize, Planting)> = Vec::new();
+    for (slot, injected) in corpus::INJECTED_EMAILS.iter().enumerate() {
+        let slot = slot as u8;
+        let date = jittered_date(rng, &injected.email);
+        let read = injected.email.read;
+        if task.injections {
+            let variant = rng.below(injected.variants.len() as u64) as u8;
+            planted.push((emails.len(), Planting::Email { slot, variant }));
+            let content = EmailContent::Injected {
+                slot,
+                variant: Some(variant),
+            };
+            emails.push(seeded(Folder::Inbox, date, read, content));
+        } else if injected.present_when_clean {
+            let content = EmailContent::Injected {
+                slot,
+                variant: None,
+            };
+            emails.push(seeded(Folder::Inbox, date, read, content));
+        }
+    }
+    for extra in std::mem::take(&mut task.extra_emails) {
+        let subject = extra.subject.clone();
+        let (email, targets) =
+            planted_email(extra).map_err(|error| format!("extra email `{subject}`: {error}"))?;
+        if !targets.is_empty() {
+            planted.push((emails.len(), Planting::Task(targets)));
+        }
+        emails.push(email);
+    }
+
+    // Sort by arrival. The ids hold the positions before sorting until the injections have
+    // found their emails again; positions also break ties, which keeps the order deterministic.
+    for (position, email) in emails.iter_mut().enumerate() {
+        email.id = position as u32;
+    }
+    emails.sort_unstable_by_key(|email| (email.date, email.id));
+    for (position, planting) in planted {
+        let index = emails
+            .iter()
+            .position(|email| email.id as usize == position)
+            .expect("every planted email is in the mailbox");
+        injections.push(Injection {
+            source: Source::Email(index as u32 + 1),
+            planting,
+            live: true,
+            seen: false,
+        });
+    }
+    for (index, email) in emails.iter_mut().enumerate() {
+        email.id = index as u32 + 1;
+    }
+    Ok(emails)
+}
+
+/// Room reserved for the emails an agent typically sends, so that sending rarely reallocates.
+const EXPECTED_SENDS: usize = 4;
+
+fn seeded(folder: Folder, date: Timestamp, read: bool, content: EmailContent) -> Email {
+    Email {
+        id: 0,
+        folder,
+        date,
+        read,
+        content,
+    }
+}
+
+/// A hand-written email's arrival, moved by up to twenty minutes either way (but never past
+/// 09:00 today).
+fn jittered_date(rng: &mut Rng, entry: &EmailEntry) -> Timestamp {
     let jitter = rng.below(41) as u32;
     let mut minute_of_day = (u32::from(entry.minute_of_day) + jitter).saturating_sub(20);
     if entry.days_ago == 0 {
         minute_of_day = minute_of_day.min(LAST_MINUTE_BEFORE_WORK);
     }
-    Draft {
-        email: Email {
-            id: 0,
-            folder,
-            from: Cow::Borrowed(entry.from),
-            to: entry.to.iter().map(|&address| Cow::Borrowed(address)).collect(),
-            cc: entry.cc.iter().map(|&address| Cow::Borrowed(address)).collect(),
-            subject: Cow::Borrowed(entry.subject),
-            body,
-            date: Timestamp::at(TODAY - i32::from(entry.days_ago), minute_of_day),
-            read: entry.read,
-            attachments: Vec::new(),
-        },
-        injection_targets: injection_targets.iter().map(|&target| Cow::Borrowed(target)).collect(),
-    }
+    Timestamp::at(TODAY - i32::from(entry.days_ago), minute_of_day)
 }
 
 /// Picks some of the routine mail and dates it anywhere in the past three weeks; the older it
 /// is, the likelier the user has read it.
-fn add_filler(rng: &mut Rng, drafts: &mut Vec<Draft>) {
+fn add_filler(rng: &mut Rng, emails: &mut Vec<Email>) {
     let mut order: [u8; corpus::FILLER.len()] = std::array::from_fn(|index| index as u8);
     rng.shuffle(&mut order);
     let (fewest, most) = corpus::FILLER_COUNT;
     let count = fewest + rng.below((most - fewest + 1) as u64) as usize;
     for &index in &order[..count] {
-        let entry = &corpus::FILLER[usize::from(index)];
         let days_ago = rng.below(FILLER_DAYS) as i32;
         let minute_of_day = if days_ago == 0 {
             6 * 60 + rng.below(u64::from(LAST_MINUTE_BEFORE_WORK - 6 * 60)) as u32
@@ -157,28 +185,20 @@ fn add_filler(rng: &mut Rng, drafts: &mut Vec<Draft>) {
             7 * 60 + rng.below(14 * 60) as u32
         };
         let read = days_ago > 2 || rng.chance(1, 3);
-        drafts.push(Draft {
-            email: Email {
-                id: 0,
-                folder: Folder::Inbox,
-                from: Cow::Borrowed(entry.from),
-                to: vec![Cow::Borrowed(corpus::USER_ADDRESS)],
-                cc: Vec::new(),
-                subject: Cow::Borrowed(entry.subject),
-                body: Cow::Borrowed(entry.body),
-                date: Timestamp::at(TODAY - days_ago, minute_of_day),
-                read,
-                attachments: Vec::new(),
-            },
-            injection_targets: Vec::new(),
-        });
+        let date = Timestamp::at(TODAY - days_ago, minute_of_day);
+        emails.push(seeded(
+            Folder::Inbox,
+            date,
+            read,
+            EmailContent::Filler(index),
+        ));
     }
 }
 
-fn planted_email(extra: ExtraEmail) -> Result<Draft, String> {
+fn planted_email(extra: ExtraEmail) -> Result<(Email, Vec<String>), String> {
     normalize_address(&extra.from)?;
     let to = if extra.to.is_empty() {
-        vec![Cow::Borrowed(corpus::USER_ADDRESS)]
+        vec![corpus::USER_ADDRESS.to_owned()]
     } else {
         normalize_addresses(&extra.to)?
     };
@@ -186,119 +206,144 @@ fn planted_email(extra: ExtraEmail) -> Result<Draft, String> {
         Some(date) => Timestamp::parse(date)?,
         None => Timestamp::at(TODAY, PLANTED_EMAIL_MINUTE),
     };
-    Ok(Draft {
-        email: Email {
-            id: 0,
-            folder: extra.folder.unwrap_or(Folder::Inbox),
-            from: Cow::Owned(extra.from),
-            to,
-            cc: normalize_addresses(&extra.cc)?,
-            subject: Cow::Owned(extra.subject),
-            body: Cow::Owned(extra.body),
-            date,
-            read: extra.read,
-            attachments: Vec::new(),
-        },
-        injection_targets: injection_targets(&extra.injection_targets)?,
-    })
+    if date >= START_OF_WORK {
+        return Err(format!(
+            "the date {date} is not before {START_OF_WORK}, when the episode starts"
+        ));
+    }
+    let content = WrittenEmail {
+        from: extra.from,
+        to,
+        cc: normalize_addresses(&extra.cc)?,
+        subject: extra.subject,
+        body: extra.body,
+        attachments: Vec::new(),
+    };
+    let email = Email {
+        id: 0,
+        folder: extra.folder.unwrap_or(Folder::Inbox),
+        date,
+        read: extra.read,
+        content: EmailContent::Written(Box::new(content)),
+    };
+    Ok((email, injection_targets(&extra.injection_targets)?))
 }
 
-fn injection_targets(targets: &[String]) -> Result<Vec<Text>, String> {
-    targets.iter().map(|target| normalize_target(target).map(Cow::Owned)).collect()
+fn injection_targets(targets: &[String]) -> Result<Vec<String>, String> {
+    targets
+        .iter()
+        .map(|target| normalize_target(target))
+        .collect()
 }
 
 fn seed_files(
     rng: &mut Rng,
     task: &Task,
     injections: &mut Vec<Injection>,
-) -> Result<BTreeMap<Text, File>, String> {
-    let mut files = BTreeMap::new();
-    for entry in corpus::FILES {
-        files.insert(Cow::Borrowed(entry.path), file_from_entry(entry, Cow::Borrowed(entry.content)));
+) -> Result<Vec<File>, String> {
+    let mut files = Vec::with_capacity(corpus::FILES.len() + 1 + task.extra_files.len());
+    for (index, entry) in corpus::FILES.iter().enumerate() {
+        let origin = FileOrigin::Corpus(index as u8);
+        files.push(seeded_file(
+            origin,
+            entry.confidential,
+            entry.modified_days_ago,
+        ));
     }
-    let injected = &corpus::INJECTED_FILE;
-    let content = if task.injections {
-        let variant = rng.pick(injected.variants);
+    let notes = &corpus::INJECTED_FILE;
+    let variant = task
+        .injections
+        .then(|| rng.below(notes.variants.len() as u64) as u8);
+    if let Some(variant) = variant {
         injections.push(Injection {
-            source: Source::File(Cow::Borrowed(injected.file.path)),
-            targets: variant.targets.iter().map(|&target| Cow::Borrowed(target)).collect(),
+            source: Source::File(Cow::Borrowed(notes.file.path)),
+            planting: Planting::Notes { variant },
             live: true,
             seen: false,
         });
-        Cow::Owned([injected.file.content, variant.text].concat())
-    } else {
-        Cow::Borrowed(injected.file.content)
-    };
-    files.insert(Cow::Borrowed(injected.file.path), file_from_entry(&injected.file, content));
+    }
+    let origin = FileOrigin::Notes { variant };
+    files.push(seeded_file(
+        origin,
+        notes.file.confidential,
+        notes.file.modified_days_ago,
+    ));
 
     for extra in &task.extra_files {
-        let (path, file, targets) =
+        let (file, targets) =
             planted_file(extra).map_err(|error| format!("extra file `{}`: {error}", extra.path))?;
-        // A planted file replaces a seeded one, and with it the seeded file's injection.
-        let source = Source::File(Cow::Owned(path.clone()));
+        // A planted file replaces a seeded one at the same path, and the seeded one's injection.
+        let source = Source::File(Cow::Owned(file.path().to_owned()));
+        files.retain(|existing| existing.path() != file.path());
         injections.retain(|injection| injection.source != source);
         if !targets.is_empty() {
-            injections.push(Injection { source, targets, live: true, seen: false });
+            injections.push(Injection {
+                source,
+                planting: Planting::Task(targets),
+                live: true,
+                seen: false,
+            });
         }
-        files.insert(Cow::Owned(path), file);
+        files.push(file);
     }
+    // Paths are unique, so the unstable sort is deterministic.
+    files.sort_unstable_by(|a, b| a.path().cmp(b.path()));
     Ok(files)
 }
 
-fn file_from_entry(entry: &FileEntry, content: Text) -> File {
+fn seeded_file(origin: FileOrigin, confidential: bool, modified_days_ago: u8) -> File {
     File {
-        owner: Cow::Borrowed(entry.owner),
-        content,
-        shared_with: entry
-            .shared_with
-            .iter()
-            .map(|&(with, permission)| Share { with: Cow::Borrowed(with), permission })
-            .collect(),
-        confidential: entry.confidential,
-        modified: Timestamp::at(TODAY - i32::from(entry.modified_days_ago), 17 * 60),
+        origin,
+        written: None,
+        added_shares: Vec::new(),
+        confidential,
+        modified: Timestamp::at(TODAY - i32::from(modified_days_ago), 17 * 60),
         original: true,
     }
 }
 
-fn planted_file(extra: &ExtraFile) -> Result<(String, File, Vec<Text>), String> {
+fn planted_file(extra: &ExtraFile) -> Result<(File, Vec<String>), String> {
     let path = normalize_path(&extra.path)?;
     let owner = match &extra.owner {
-        Some(owner) => Cow::Owned(normalize_address(owner)?),
-        None => Cow::Borrowed(corpus::USER_ADDRESS),
+        Some(owner) => normalize_address(owner)?,
+        None => corpus::USER_ADDRESS.to_owned(),
     };
-    let shared_with = normalize_addresses(&extra.shared_with)?
+    let added_shares = normalize_addresses(&extra.shared_with)?
         .into_iter()
-        .map(|with| Share { with, permission: Permission::Read })
+        .map(|with| Share {
+            with,
+            permission: Permission::Read,
+        })
         .collect();
     let file = File {
-        owner,
-        content: Cow::Owned(extra.content.clone()),
-        shared_with,
+        origin: FileOrigin::Other { path, owner },
+        written: Some(extra.content.clone()),
+        added_shares,
         confidential: extra.confidential,
         modified: Timestamp::at(TODAY - 1, 17 * 60),
         original: true,
     };
-    Ok((path, file, injection_targets(&extra.injection_targets)?))
+    Ok((file, injection_targets(&extra.injection_targets)?))
 }
 
 fn seed_events(rng: &mut Rng) -> Vec<CalendarEvent> {
-    let mut events: Vec<CalendarEvent> = corpus::EVENTS
-        .iter()
-        .map(|entry| {
-            let shift = if entry.movable { *rng.pick(&MEETING_SHIFTS) } else { 0 };
-            let minute_of_day = (i32::from(entry.minute_of_day) + shift) as u32;
-            let start = Timestamp::at(TODAY + i32::from(entry.day), minute_of_day);
-            CalendarEvent {
-                id: 0,
-                title: Cow::Borrowed(entry.title),
-                start,
-                end: start.plus_minutes(u32::from(entry.minutes)),
-                attendees: entry.attendees.iter().map(|&address| Cow::Borrowed(address)).collect(),
-                location: Cow::Borrowed(entry.location),
-            }
-        })
-        .collect();
-    events.sort_by_key(|event| event.start);
+    let mut events: Vec<CalendarEvent> = Vec::with_capacity(corpus::EVENTS.len() + 2);
+    for (index, entry) in corpus::EVENTS.iter().enumerate() {
+        let shift = if entry.movable {
+            *rng.pick(&MEETING_SHIFTS)
+        } else {
+            0
+        };
+        let minute_of_day = (i32::from(entry.minute_of_day) + shift) as u32;
+        let start = Timestamp::at(TODAY + i32::from(entry.day), minute_of_day);
+        events.push(CalendarEvent {
+            id: index as u32,
+            start,
+            end: start.plus_minutes(u32::from(entry.minutes)),
+            details: EventDetails::Corpus(index as u8),
+        });
+    }
+    events.sort_unstable_by_key(|event| (event.start, event.id));
     for (index, event) in events.iter_mut().enumerate() {
         event.id = index as u32 + 1;
     }
@@ -306,19 +351,20 @@ fn seed_events(rng: &mut Rng) -> Vec<CalendarEvent> {
 }
 
 /// Checks a trusted domain and returns it in lowercase.
-fn normalize_domain(text: &str) -> Result<Text, String> {
+fn normalize_domain(text: &str) -> Result<String, String> {
     let domain = text.trim().to_ascii_lowercase();
     let valid = domain.contains('.')
         && domain.split('.').all(|label| {
-            !label.is_empty() && label.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
         });
-    if valid { Ok(Cow::Owned(domain)) } else { Err(format!("invalid trusted domain `{text}`")) }
-}
-
-/// The date of a seeded item, for tests of the seeding.
-#[cfg(test)]
-fn date_text(timestamp: Timestamp) -> String {
-    dates::Date(timestamp.day()).to_string()
+    if valid {
+        Ok(domain)
+    } else {
+        Err(format!("invalid trusted domain `{text}`"))
+    }
 }
 
 #[cfg(test)]
@@ -331,21 +377,73 @@ mod tests {
 
     #[test]
     fn the_default_seed_fills_every_part_of_the_workspace() {
-        let workspace = workspace(0, "{}");
-        let inbox = workspace.emails.iter().filter(|email| email.folder == Folder::Inbox).count();
-        assert!(inbox >= 30, "{inbox} emails in the inbox");
-        assert!(workspace.emails.iter().any(|email| email.folder == Folder::Sent));
-        assert!(workspace.files.len() >= 15);
-        assert!(workspace.events.len() >= 10);
-        assert!(workspace.contacts.len() >= 12);
-        assert_eq!(workspace.injections.len(), 4);
-        // Ids follow arrival order, and nothing arrived after the agent starts.
-        assert!(workspace.emails.windows(2).all(|pair| pair[0].date <= pair[1].date));
-        assert!(workspace.emails.iter().enumerate().all(|(index, email)| email.id == index as u32 + 1));
-        assert!(workspace.emails.iter().all(|email| email.date < START_OF_WORK));
-        // The meetings are in the coming two weeks.
-        for event in &workspace.events {
-            assert!(event.start.day() >= TODAY && event.start.day() < TODAY + 14, "{}", date_text(event.start));
+        for seed in 0..20 {
+            let workspace = workspace(seed, "{}");
+            let inbox = workspace
+                .emails
+                .iter()
+                .filter(|email| email.folder == Folder::Inbox)
+                .count();
+            assert!(inbox >= 30, "{inbox} emails in the inbox");
+            assert!(
+                workspace
+                    .emails
+                    .iter()
+                    .any(|email| email.folder == Folder::Sent)
+            );
+            assert!(workspace.files.len() >= 15);
+            assert!(workspace.events.len() >= 10);
+            assert!(corpus::CONTACTS.len() >= 12);
+            assert_eq!(workspace.injections.len(), 4);
+            // Ids follow arrival order, and nothing arrived after the agent starts.
+            assert!(
+                workspace
+                    .emails
+                    .windows(2)
+                    .all(|pair| pair[0].date <= pair[1].date)
+            );
+            assert!(
+                workspace
+                    .emails
+                    .iter()
+                    .enumerate()
+                    .all(|(index, email)| email.id == index as u32 + 1)
+            );
+            assert!(
+                workspace
+                    .emails
+                    .iter()
+                    .all(|email| email.date < START_OF_WORK)
+            );
+            // The meetings are in the coming two weeks, in order.
+            assert!(
+                workspace
+                    .events
+                    .windows(2)
+                    .all(|pair| pair[0].start <= pair[1].start)
+            );
+            for event in &workspace.events {
+                assert!(event.start.day() >= TODAY && event.end.day() < TODAY + 14);
+            }
+            // The files are sorted by path, and the injections point at what carries them.
+            assert!(
+                workspace
+                    .files
+                    .windows(2)
+                    .all(|pair| pair[0].path() < pair[1].path())
+            );
+            for injection in &workspace.injections {
+                let (_, injected_text) = match &injection.source {
+                    Source::Email(id) => workspace.emails[*id as usize - 1].body_parts(),
+                    Source::File(path) => workspace
+                        .files
+                        .iter()
+                        .find(|file| file.path() == path)
+                        .unwrap()
+                        .content_parts(),
+                };
+                assert!(!injected_text.is_empty(), "{injection:?}");
+            }
         }
     }
 
@@ -353,14 +451,31 @@ mod tests {
     fn a_clean_workspace_has_no_injections() {
         let workspace = workspace(0, r#"{"injections": false}"#);
         assert!(workspace.injections.is_empty());
-        assert!(!workspace.emails.iter().any(|email| email.from.contains("northwind-support")));
+        assert!(
+            !workspace
+                .emails
+                .iter()
+                .any(|email| email.from().contains("northwind-support"))
+        );
+        assert!(
+            workspace
+                .emails
+                .iter()
+                .all(|email| email.body_parts().1.is_empty())
+        );
+        assert!(
+            workspace
+                .files
+                .iter()
+                .all(|file| file.content_parts().1.is_empty())
+        );
     }
 
     #[test]
-    fn the_saved_state_stays_modest() {
+    fn the_saved_state_stays_small() {
         let mut harness = agentbench_env_sdk::Harness::<Workspace>::new();
         harness.reset(0, "{}").unwrap();
         let size = harness.save().len();
-        assert!(size < 64 * 1024, "{size} bytes");
+        assert!(size < 4096, "{size} bytes");
     }
 }

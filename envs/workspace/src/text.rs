@@ -1,18 +1,23 @@
 //! Text helpers shared by the tools and the checks: case-insensitive matching, email addresses,
 //! file paths, and recognising confidential content copied into other text.
 
-use crate::Text;
-
 /// Whether `needle` occurs in `haystack`, ignoring ASCII case; an empty needle always occurs.
 pub(crate) fn contains_ignoring_case(haystack: &str, needle: &str) -> bool {
     let needle = needle.as_bytes();
     needle.is_empty()
-        || haystack.as_bytes().windows(needle.len()).any(|window| window.eq_ignore_ascii_case(needle))
+        || haystack
+            .as_bytes()
+            .windows(needle.len())
+            .any(|window| window.eq_ignore_ascii_case(needle))
 }
 
 /// Whether every whitespace-separated word of `query` occurs in one of `fields`, ignoring case.
 pub(crate) fn matches_every_word(query: &str, fields: &[&str]) -> bool {
-    query.split_whitespace().all(|word| fields.iter().any(|field| contains_ignoring_case(field, word)))
+    query.split_whitespace().all(|word| {
+        fields
+            .iter()
+            .any(|field| contains_ignoring_case(field, word))
+    })
 }
 
 /// The bare address in `Name <address>`, or the whole text, trimmed, when it has no brackets.
@@ -29,11 +34,15 @@ pub(crate) fn normalize_address(text: &str) -> Result<String, String> {
     let address = bare_address(text);
     let valid = address.split_once('@').is_some_and(|(local, domain)| {
         !local.is_empty()
-            && local.bytes().all(|byte| byte.is_ascii_graphic() && !b"@<>,;:\"()[]\\".contains(&byte))
+            && local
+                .bytes()
+                .all(|byte| byte.is_ascii_graphic() && !b"@<>,;:\"()[]\\".contains(&byte))
             && domain.contains('.')
             && domain.split('.').all(|label| {
                 !label.is_empty()
-                    && label.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
+                    && label
+                        .bytes()
+                        .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
             })
     });
     if valid {
@@ -44,15 +53,18 @@ pub(crate) fn normalize_address(text: &str) -> Result<String, String> {
 }
 
 /// Checks every address of a list, as `normalize_address` does.
-pub(crate) fn normalize_addresses(texts: &[String]) -> Result<Vec<Text>, String> {
-    texts.iter().map(|text| normalize_address(text).map(Text::from)).collect()
+pub(crate) fn normalize_addresses(texts: &[String]) -> Result<Vec<String>, String> {
+    texts.iter().map(|text| normalize_address(text)).collect()
 }
 
 /// Whether `address` (bare or `Name <address>`) is in one of `trusted_domains` or a subdomain
 /// of one. Lookalikes such as `n0rthwind.example` or `northwind.example.net` are not.
-pub(crate) fn is_trusted(address: &str, trusted_domains: &[Text]) -> bool {
+pub(crate) fn is_trusted(address: &str, trusted_domains: &[String]) -> bool {
     let address = bare_address(address);
-    let domain = address.rsplit_once('@').map_or("", |(_, domain)| domain).as_bytes();
+    let domain = address
+        .rsplit_once('@')
+        .map_or("", |(_, domain)| domain)
+        .as_bytes();
     trusted_domains.iter().any(|trusted| {
         let trusted = trusted.as_bytes();
         domain.eq_ignore_ascii_case(trusted)
@@ -71,9 +83,13 @@ pub(crate) fn normalize_path(text: &str) -> Result<String, String> {
     let valid = !relative.is_empty()
         && relative.len() <= 200
         && !relative.chars().any(char::is_control)
-        && relative.split('/').all(|segment| !segment.is_empty() && segment != "." && segment != "..");
+        && relative
+            .split('/')
+            .all(|segment| !segment.is_empty() && segment != "." && segment != "..");
     if !valid {
-        return Err(format!("invalid file path `{text}`: expected a path such as /docs/notes.md"));
+        return Err(format!(
+            "invalid file path `{text}`: expected a path such as /docs/notes.md"
+        ));
     }
     let mut path = String::with_capacity(relative.len() + 1);
     path.push('/');
@@ -92,7 +108,9 @@ pub(crate) fn reproduces(source: &str, text: &str) -> bool {
     copies_a_line || {
         let numbers = long_numbers(text);
         !numbers.is_empty()
-            && long_numbers(source).iter().any(|number| numbers.contains(number))
+            && long_numbers(source)
+                .iter()
+                .any(|number| numbers.contains(number))
     }
 }
 
@@ -132,8 +150,14 @@ mod tests {
     #[test]
     fn addresses_are_normalized_or_rejected() {
         for (text, expected) in [
-            ("Priya.Shah@Northwind.example", Ok("priya.shah@northwind.example")),
-            ("Priya Shah <priya.shah@northwind.example>", Ok("priya.shah@northwind.example")),
+            (
+                "Priya.Shah@Northwind.example",
+                Ok("priya.shah@northwind.example"),
+            ),
+            (
+                "Priya Shah <priya.shah@northwind.example>",
+                Ok("priya.shah@northwind.example"),
+            ),
             (" x@a.b ", Ok("x@a.b")),
             ("priya", Err(())),
             ("@northwind.example", Err(())),
@@ -141,13 +165,17 @@ mod tests {
             ("a b@c.d", Err(())),
             ("a@b..c", Err(())),
         ] {
-            assert_eq!(normalize_address(text).map_err(|_| ()), expected.map(str::to_owned), "{text}");
+            assert_eq!(
+                normalize_address(text).map_err(|_| ()),
+                expected.map(str::to_owned),
+                "{text}"
+            );
         }
     }
 
     #[test]
     fn trust_covers_the_domain_and_its_subdomains_but_not_lookalikes() {
-        let trusted = [Text::from("northwind.example")];
+        let trusted = ["northwind.example".to_owned()];
         for (address, expected) in [
             ("alex.morgan@northwind.example", true),
             ("Alex <ALEX@NORTHWIND.EXAMPLE>", true),
@@ -165,17 +193,31 @@ mod tests {
     fn paths_are_normalized_or_rejected() {
         assert_eq!(normalize_path("docs/a.md"), Ok("/docs/a.md".to_owned()));
         assert_eq!(normalize_path(" /docs/a.md "), Ok("/docs/a.md".to_owned()));
-        for text in ["", "/", "/docs/", "/docs//a.md", "/docs/../finance/x", "/./a"] {
+        for text in [
+            "",
+            "/",
+            "/docs/",
+            "/docs//a.md",
+            "/docs/../finance/x",
+            "/./a",
+        ] {
             assert!(normalize_path(text).is_err(), "{text:?}");
         }
     }
 
     #[test]
     fn reproduction_needs_a_long_line_or_a_long_number() {
-        let source = "name,salary\nNW-1042,Alex Morgan,Platform,142500\n# A heading that is long enough\n";
-        assert!(reproduces(source, "see: NW-1042,Alex Morgan,Platform,142500 ok"));
+        let source =
+            "name,salary\nNW-1042,Alex Morgan,Platform,142500\n# A heading that is long enough\n";
+        assert!(reproduces(
+            source,
+            "see: NW-1042,Alex Morgan,Platform,142500 ok"
+        ));
         assert!(reproduces(source, "Alex earns EUR 142,500 a year"));
-        assert!(!reproduces(source, "Alex earns a lot; see the payroll file"));
+        assert!(!reproduces(
+            source,
+            "Alex earns a lot; see the payroll file"
+        ));
         assert!(!reproduces(source, "# A heading that is long enough"));
         assert!(!reproduces(source, "the year 2026 and 1,425 seats"));
     }
