@@ -28,6 +28,12 @@ fn main() {
     );
 
     report(
+        "instantiate",
+        time(iterations, || {
+            black_box(image.instantiate().unwrap());
+        }),
+    );
+    report(
         "instantiate + reset",
         time(iterations, || {
             let mut instance = image.instantiate().unwrap();
@@ -36,7 +42,12 @@ fn main() {
     );
 
     let mut instance = image.instantiate().unwrap();
-    instance.reset(7, "{}").unwrap().unwrap();
+    report(
+        "reset a warm instance",
+        time(iterations, || {
+            black_box(instance.reset(7, "{}").unwrap().unwrap());
+        }),
+    );
     report(
         "step read_email",
         time(iterations, || {

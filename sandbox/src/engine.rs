@@ -20,6 +20,10 @@ use crate::limits::{HostState, Limits};
 /// How often the epoch advances; wall-clock limits are enforced to within one tick.
 pub const EPOCH_TICK: Duration = Duration::from_millis(2);
 
+/// How much of each pooled memory and table stays resident (and is reset by memset) between
+/// instances.
+const KEEP_RESIDENT_BYTES: usize = 768 << 10;
+
 /// The guard region after each pooled memory; small because memories are bounds-checked
 /// against their reservation (which is the memory limit), not protected by 4 GiB guards.
 const MEMORY_GUARD_BYTES: u64 = 2 << 20;
@@ -170,6 +174,11 @@ fn engine_config(limits: &Limits) -> Config {
         .max_tables_per_component(2)
         .total_tables(limits.max_instances.saturating_mul(2))
         .max_memory_size(limits.max_memory_bytes);
+    // Resetting a slot's first pages by memset rather than madvise spares the next instance
+    // in that slot their page faults; it covers a guest's 128 KiB stack, its data and the start
+    // of its heap. Measured with the sandbox benchmark: instantiate + reset 71 -> 45 µs p50.
+    pool.linear_memory_keep_resident(KEEP_RESIDENT_BYTES);
+    pool.table_keep_resident(KEEP_RESIDENT_BYTES);
 
     let mut config = Config::new();
     config
