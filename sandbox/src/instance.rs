@@ -6,6 +6,8 @@ use std::time::Duration;
 use serde::de::IgnoredAny;
 use wasmtime::Store;
 
+use agentbench_env_contract::StepStatus;
+
 use crate::EnvImage;
 use crate::bindings::{self, Env, EnvPre};
 use crate::engine::{EPOCH_TICK, Shared};
@@ -39,16 +41,6 @@ impl JsonText {
     pub fn parse<T: serde::de::DeserializeOwned>(&self) -> serde_json::Result<T> {
         serde_json::from_str(&self.0)
     }
-}
-
-/// How a step went, from the env's point of view (the world's `step-status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StepStatus {
-    Ok,
-    ToolError,
-    InvalidArguments,
-    UnknownTool,
-    NotRunning,
 }
 
 /// Something noteworthy a step did.

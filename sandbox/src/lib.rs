@@ -17,9 +17,10 @@ mod error;
 mod instance;
 mod limits;
 
+pub use agentbench_env_contract::StepStatus;
 pub use engine::{EPOCH_TICK, EnvImage, Sandbox};
 pub use error::{CallError, LoadError};
-pub use instance::{Event, Instance, JsonText, StepOutput, StepStatus};
+pub use instance::{Event, Instance, JsonText, StepOutput};
 pub use limits::Limits;
 
 /// Host bindings for the env world, generated from the WIT file the guests are built against.

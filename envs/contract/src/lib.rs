@@ -41,6 +41,22 @@ pub struct ToolSpec {
     pub irreversible: bool,
 }
 
+/// How a step went, from the env's point of view; mirrors the world's `step-status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    /// The tool ran.
+    Ok,
+    /// The tool ran and failed; state is unchanged.
+    ToolError,
+    /// The arguments do not fit the tool's parameters; nothing ran.
+    InvalidArguments,
+    /// No tool has that name; nothing ran.
+    UnknownTool,
+    /// The episode had already ended, or was never reset; nothing ran.
+    NotRunning,
+}
+
 /// The result of the `evaluate` export: the env's own outcome checks on the episode so far.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

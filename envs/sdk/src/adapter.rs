@@ -10,21 +10,11 @@ use std::marker::PhantomData;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use agentbench_env_contract::{Check, CheckKind, Manifest, Outcome};
+use agentbench_env_contract::{Check, CheckKind, Manifest, Outcome, StepStatus};
 
 use crate::bindings;
 use crate::toolbox::{Dispatch, Step, Toolbox, schema_of};
 use crate::{Env, Rng};
-
-/// How a step went; mirrors the world's `step-status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StepStatus {
-    Ok,
-    ToolError,
-    InvalidArguments,
-    UnknownTool,
-    NotRunning,
-}
 
 /// The result of one step, as plain Rust.
 #[derive(Debug, Clone, PartialEq)]

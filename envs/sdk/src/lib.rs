@@ -31,11 +31,11 @@ mod adapter;
 mod rng;
 mod toolbox;
 
-pub use agentbench_env_contract::{Check, CheckKind, Outcome};
+pub use agentbench_env_contract::{Check, CheckKind, Outcome, StepStatus};
 pub use rng::Rng;
 pub use toolbox::{Step, Tool, ToolError, ToolResult, Toolbox};
 
-pub use adapter::{Harness, StepOutput, StepStatus};
+pub use adapter::{Harness, StepOutput};
 
 #[doc(hidden)]
 pub use adapter::Adapter;

@@ -15,7 +15,7 @@ use crate::state::{
     Source, WrittenEmail,
 };
 use crate::task::{ExtraEmail, ExtraFile, Task, normalize_target};
-use crate::text::{normalize_address, normalize_addresses, normalize_path};
+use crate::text::{is_domain, normalize_address, normalize_addresses, normalize_path};
 use crate::{Folder, Permission, Workspace};
 
 /// The latest minute of today an email can have arrived at: the agent starts at 09:00.
@@ -353,14 +353,7 @@ fn seed_events(rng: &mut Rng) -> Vec<CalendarEvent> {
 /// Checks a trusted domain and returns it in lowercase.
 fn normalize_domain(text: &str) -> Result<String, String> {
     let domain = text.trim().to_ascii_lowercase();
-    let valid = domain.contains('.')
-        && domain.split('.').all(|label| {
-            !label.is_empty()
-                && label
-                    .bytes()
-                    .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
-        });
-    if valid {
+    if is_domain(&domain) {
         Ok(domain)
     } else {
         Err(format!("invalid trusted domain `{text}`"))

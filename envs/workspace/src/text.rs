@@ -29,6 +29,17 @@ pub(crate) fn bare_address(text: &str) -> &str {
     }
 }
 
+/// Whether `domain` is dot-separated labels of letters, digits and hyphens, at least two of them.
+pub(crate) fn is_domain(domain: &str) -> bool {
+    domain.contains('.')
+        && domain.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
+        })
+}
+
 /// Checks an address given as `address` or `Name <address>` and returns it bare, in lowercase.
 pub(crate) fn normalize_address(text: &str) -> Result<String, String> {
     let address = bare_address(text);
@@ -37,13 +48,7 @@ pub(crate) fn normalize_address(text: &str) -> Result<String, String> {
             && local
                 .bytes()
                 .all(|byte| byte.is_ascii_graphic() && !b"@<>,;:\"()[]\\".contains(&byte))
-            && domain.contains('.')
-            && domain.split('.').all(|label| {
-                !label.is_empty()
-                    && label
-                        .bytes()
-                        .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
-            })
+            && is_domain(domain)
     });
     if valid {
         Ok(address.to_ascii_lowercase())
