@@ -1,0 +1,284 @@
+//! The step pipeline on real envs in the real sandbox: validation, unknown tools, user replies,
+//! final messages, budgets, env failures, replay and parking.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Value, json};
+
+use agentbench_env_runtime::{Action, Episode, LoadedEnv, RuntimeError, Status, StepRecord};
+use agentbench_sandbox::{Limits, Sandbox};
+
+fn sandbox() -> &'static Sandbox {
+    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
+    SANDBOX.get_or_init(|| {
+        Sandbox::new(Limits {
+            max_instances: 64,
+            ..Limits::default()
+        })
+        .unwrap()
+    })
+}
+
+fn workspace() -> Arc<LoadedEnv> {
+    static ENV: OnceLock<Arc<LoadedEnv>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let component = agentbench_env_catalog::component("agentbench-env-workspace").unwrap();
+        Arc::new(LoadedEnv::new(sandbox().load(component).unwrap()).unwrap())
+    })
+    .clone()
+}
+
+fn tool(name: &str, arguments: Value) -> Action {
+    Action::Tool {
+        tool: name.to_owned(),
+        arguments,
+    }
+}
+
+fn observation(record: &StepRecord) -> Value {
+    serde_json::from_str(record.observation.get()).unwrap()
+}
+
+fn start(task: Value) -> Episode {
+    Episode::start(workspace(), 1, &task).unwrap().0
+}
+
+#[test]
+fn a_valid_call_runs_and_reports_the_next_mask() {
+    let mut episode = start(json!({}));
+    assert_eq!(episode.mask().len(), workspace().manifest().tools.len());
+    let record = episode
+        .step(
+            tool("read_file", json!({"path": "/docs/offsite-agenda.md"})),
+            Some(120),
+        )
+        .unwrap();
+    assert_eq!(record.status, Status::Ok, "{}", record.observation);
+    assert_eq!(record.index, 0);
+    assert!(!record.terminated && !record.truncated);
+    assert_eq!(record.tokens, Some(120));
+    assert!(record.timings.total_us >= record.timings.sandbox_us);
+}
+
+#[test]
+fn invalid_arguments_are_recorded_with_pointers_and_never_reach_the_env() {
+    let mut episode = start(json!({}));
+    let before = episode.park().unwrap().state;
+    let record = episode
+        .step(
+            tool(
+                "send_email",
+                json!({"to": "priya", "subject": 3, "body": "hi", "bcc": []}),
+            ),
+            None,
+        )
+        .unwrap();
+    assert_eq!(record.status, Status::InvalidArguments);
+    let pointers: Vec<&str> = record
+        .validation
+        .iter()
+        .map(|issue| issue.pointer.as_str())
+        .collect();
+    assert!(
+        pointers.contains(&"/to") && pointers.contains(&"/subject"),
+        "{:?}",
+        record.validation
+    );
+    assert!(
+        record
+            .validation
+            .iter()
+            .any(|issue| issue.message.contains("bcc")),
+        "{:?}",
+        record.validation
+    );
+    assert_eq!(
+        observation(&record)["error"],
+        "invalid arguments for `send_email`"
+    );
+    assert_eq!(
+        episode.park().unwrap().state,
+        before,
+        "the env ran an invalid call"
+    );
+}
+
+#[test]
+fn an_unknown_tool_is_recorded_and_lists_the_tools() {
+    let mut episode = start(json!({}));
+    let record = episode.step(tool("format_disk", json!({})), None).unwrap();
+    assert_eq!(record.status, Status::UnknownTool);
+    let message = observation(&record)["error"].as_str().unwrap().to_owned();
+    assert!(
+        message.contains("unknown tool `format_disk`") && message.contains("send_email"),
+        "{message}"
+    );
+}
+
+#[test]
+fn ask_user_gets_the_scripted_replies_in_order_then_none() {
+    let mut episode = start(json!({"user_replies": ["yes, send it", "no"]}));
+    let ask = || Action::AskUser {
+        question: "may I?".to_owned(),
+    };
+    let replies: Vec<Value> = (0..3)
+        .map(|_| observation(&episode.step(ask(), None).unwrap())["reply"].clone())
+        .collect();
+    assert_eq!(replies, [json!("yes, send it"), json!("no"), Value::Null]);
+}
+
+#[test]
+fn a_final_message_terminates_and_later_actions_are_refused() {
+    let mut episode = start(json!({}));
+    let record = episode
+        .step(
+            Action::Message {
+                message: "done".to_owned(),
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(record.status, Status::Message);
+    assert!(record.terminated && !record.truncated);
+    let error = episode
+        .step(tool("list_files", json!({})), None)
+        .unwrap_err();
+    assert!(matches!(error, RuntimeError::EpisodeOver), "{error}");
+}
+
+#[test]
+fn the_step_budget_truncates() {
+    let mut episode = start(json!({"budget": {"max_steps": 2}}));
+    assert!(
+        !episode
+            .step(tool("list_files", json!({})), None)
+            .unwrap()
+            .truncated
+    );
+    let record = episode.step(tool("list_files", json!({})), None).unwrap();
+    assert!(record.truncated && !record.terminated);
+    assert!(episode.is_over());
+}
+
+#[test]
+fn the_token_budget_truncates() {
+    let mut episode = start(json!({"budget": {"max_tokens": 1000}}));
+    assert!(
+        !episode
+            .step(tool("list_files", json!({})), Some(600))
+            .unwrap()
+            .truncated
+    );
+    assert!(
+        episode
+            .step(tool("list_files", json!({})), Some(600))
+            .unwrap()
+            .truncated
+    );
+}
+
+#[test]
+fn task_configs_split_between_runtime_and_env_and_bad_ones_are_refused() {
+    let mut episode =
+        start(json!({"instruction": "Tidy the drive.", "goals": [], "budget": {"max_steps": 3}}));
+    assert_eq!(episode.progress().settings.budget.max_steps, Some(3));
+    episode.step(tool("list_files", json!({})), None).unwrap();
+    for (task, expect) in [
+        (
+            json!({"budget": {"max_stepz": 3}}),
+            "unknown field `max_stepz`",
+        ),
+        (json!({"no_such_setting": true}), "no_such_setting"),
+        (json!([1, 2]), "a task config is a JSON object"),
+    ] {
+        let error = Episode::start(workspace(), 1, &task).unwrap_err();
+        assert!(
+            matches!(&error, RuntimeError::InvalidTask(message) if message.contains(expect)),
+            "{task}: {error}"
+        );
+    }
+}
+
+#[test]
+fn an_env_failure_is_recorded_and_ends_the_episode() {
+    let hostile = Arc::new(
+        LoadedEnv::new(sandbox().load(agentbench_env_fixtures::hostile()).unwrap()).unwrap(),
+    );
+    let (mut episode, _) = Episode::start(hostile, 1, &json!({})).unwrap();
+    assert_eq!(
+        episode.step(tool("echo", json!({})), None).unwrap().status,
+        Status::Ok
+    );
+    let record = episode.step(tool("trap", json!({})), None).unwrap();
+    assert_eq!(record.status, Status::EnvError);
+    assert!(
+        observation(&record)["error"]
+            .as_str()
+            .unwrap()
+            .contains("the environment failed")
+    );
+    assert!(record.truncated);
+    assert!(matches!(
+        episode.step(tool("echo", json!({})), None),
+        Err(RuntimeError::EpisodeOver)
+    ));
+}
+
+const SCRIPT: &[(&str, &str)] = &[
+    ("read_email", r#"{"id": 2}"#),
+    (
+        "write_file",
+        r#"{"path": "/docs/notes.md", "content": "call Priya"}"#,
+    ),
+    ("read_email", r#"{"id": "two"}"#),
+    (
+        "share_file",
+        r#"{"path": "/docs/notes.md", "with": "sam@example.com", "permission": "read"}"#,
+    ),
+];
+
+fn script() -> Vec<Action> {
+    SCRIPT
+        .iter()
+        .map(|(name, arguments)| tool(name, serde_json::from_str(arguments).unwrap()))
+        .collect()
+}
+
+#[test]
+fn replaying_the_recorded_actions_rebuilds_the_same_state() {
+    let mut original = start(json!({}));
+    for action in script() {
+        original.step(action, Some(10)).unwrap();
+    }
+    let actions = script();
+    let mut replayed = Episode::replay(
+        workspace(),
+        1,
+        &json!({}),
+        actions.iter().map(|action| (action, Some(10))),
+    )
+    .unwrap();
+    let (original, replayed) = (original.park().unwrap(), replayed.park().unwrap());
+    assert_eq!(original.state, replayed.state);
+    assert_eq!(original.progress, replayed.progress);
+}
+
+#[test]
+fn a_parked_episode_continues_exactly_where_it_stopped() {
+    let mut uninterrupted = start(json!({}));
+    let mut parked_one = start(json!({}));
+    let actions = script();
+    for action in &actions[..2] {
+        uninterrupted.step(action.clone(), None).unwrap();
+        parked_one.step(action.clone(), None).unwrap();
+    }
+    let parked = parked_one.park().unwrap();
+    drop(parked_one);
+    let mut resumed = Episode::unpark(workspace(), &parked).unwrap();
+    for action in &actions[2..] {
+        let expected = uninterrupted.step(action.clone(), None).unwrap();
+        let got = resumed.step(action.clone(), None).unwrap();
+        assert_eq!(got.observation.get(), expected.observation.get());
+        assert_eq!((got.index, got.status), (expected.index, expected.status));
+    }
+}
