@@ -1,7 +1,5 @@
 //! The `agentbench` command line: one binary for every job.
 
-mod builtin;
-
 use std::io::Write as _;
 use std::process::ExitCode;
 
@@ -9,6 +7,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 use agentbench_sandbox::{Limits, Sandbox};
+use agentbench_server::{App, ServeSettings};
 
 /// Sandboxed tool environments and a safety benchmark for tool-using LLM agents.
 #[derive(Debug, Parser)]
@@ -27,6 +26,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the REST API (envs and episodes) over HTTP.
+    Serve {
+        /// The address to listen on.
+        #[arg(long, env = "AGENTBENCH_ADDR", default_value = "127.0.0.1:8080")]
+        addr: std::net::SocketAddr,
+        /// The most episodes open at once; past it, creating one answers 429.
+        #[arg(long, env = "AGENTBENCH_MAX_OPEN_EPISODES", default_value_t = 1000)]
+        max_open_episodes: usize,
+    },
 }
 
 fn main() -> ExitCode {
@@ -43,12 +51,38 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Envs { json } => envs(json),
+        Command::Serve {
+            addr,
+            max_open_episodes,
+        } => serve(addr, max_open_episodes),
     }
+}
+
+fn serve(addr: std::net::SocketAddr, max_open_episodes: usize) -> anyhow::Result<()> {
+    let sandbox = Sandbox::new(Limits::default())?;
+    let settings = ServeSettings {
+        max_open_episodes,
+        ..ServeSettings::default()
+    };
+    let app = std::sync::Arc::new(App::with_builtin_envs(&sandbox, settings)?);
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
+        eprintln!("agentbench listening on http://{}", listener.local_addr()?);
+        axum::serve(listener, agentbench_server::router(app))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .context("the server failed")
+    })
 }
 
 fn envs(json: bool) -> anyhow::Result<()> {
     let sandbox = Sandbox::new(Limits::default())?;
-    let images = builtin::load_all(&sandbox)?;
+    let images = agentbench_server::builtin::load_all(&sandbox)?;
     let mut out = std::io::stdout().lock();
     if json {
         let manifests: Vec<_> = images.iter().map(|image| image.manifest()).collect();

@@ -1,0 +1,110 @@
+//! The one JSON error body of the REST API, `{"error": {"code", "message", "details"}}`, and the
+//! mapping of every failure (ours and axum's request rejections) onto it.
+
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use agentbench_env_runtime::RuntimeError;
+
+/// An error response: a status, a stable machine-readable code and a message for people.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+    pub details: Value,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+            details: Value::Null,
+        }
+    }
+
+    pub fn with_details(mut self, details: Value) -> ApiError {
+        self.details = details;
+        self
+    }
+
+    pub fn not_found(what: &str, id: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no {what} `{id}`"),
+        )
+    }
+
+    /// A failure whose cause the client must not see; it is logged instead.
+    pub fn internal(error: impl std::fmt::Display) -> ApiError {
+        eprintln!("internal error: {error}");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal server error",
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = json!({
+            "error": { "code": self.code, "message": self.message, "details": self.details },
+        });
+        (self.status, Json(body)).into_response()
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(rejection: JsonRejection) -> ApiError {
+        let message = rejection.body_text();
+        match rejection {
+            JsonRejection::MissingJsonContentType(_) => ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "expected a request body with `Content-Type: application/json`",
+            ),
+            JsonRejection::JsonSyntaxError(_) => {
+                ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", message)
+            }
+            JsonRejection::JsonDataError(_) if message.contains("unknown field") => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unknown_field", message)
+            }
+            JsonRejection::JsonDataError(_) => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", message)
+            }
+            JsonRejection::BytesRejection(_) if rejection_is_too_large(&message) => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "the request body is over the size limit",
+            ),
+            _ => ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message),
+        }
+    }
+}
+
+fn rejection_is_too_large(message: &str) -> bool {
+    message.contains("length limit") || message.contains("too large")
+}
+
+impl From<RuntimeError> for ApiError {
+    fn from(error: RuntimeError) -> ApiError {
+        match error {
+            RuntimeError::InvalidTask(message) => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_task", message)
+            }
+            RuntimeError::EpisodeOver => {
+                ApiError::new(StatusCode::CONFLICT, "episode_over", error.to_string())
+            }
+            RuntimeError::BadToolSchema { .. } | RuntimeError::Sandbox(_) => {
+                ApiError::internal(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! The REST API through its router (`tower::ServiceExt::oneshot`): an episode's whole life,
+//! retries, forks, capacity, concurrency and every error body.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
+use http_body_util::BodyExt as _;
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+
+use agentbench_env_runtime::LoadedEnv;
+use agentbench_sandbox::{Limits, Sandbox};
+use agentbench_server::{App, ServeSettings, router};
+
+fn envs() -> BTreeMap<String, Arc<LoadedEnv>> {
+    static ENVS: OnceLock<BTreeMap<String, Arc<LoadedEnv>>> = OnceLock::new();
+    ENVS.get_or_init(|| {
+        let sandbox = Sandbox::new(Limits {
+            max_instances: 256,
+            ..Limits::default()
+        })
+        .unwrap();
+        agentbench_server::builtin::load_runtime_envs(&sandbox).unwrap()
+    })
+    .clone()
+}
+
+fn app(settings: ServeSettings) -> Router {
+    router(Arc::new(App::new(envs(), settings)))
+}
+
+async fn call(app: &Router, method: Method, uri: &str, body: Option<&str>) -> (StatusCode, Value) {
+    let mut request = Request::builder().method(method).uri(uri);
+    if body.is_some() {
+        request = request.header("content-type", "application/json");
+    }
+    let request = request
+        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_owned())))
+        .unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes).unwrap()
+    };
+    (status, body)
+}
+
+async fn post(app: &Router, uri: &str, body: Value) -> (StatusCode, Value) {
+    call(app, Method::POST, uri, Some(&body.to_string())).await
+}
+
+async fn create(app: &Router) -> String {
+    let (status, body) = post(app, "/v1/episodes", json!({"env": "workspace", "seed": 4})).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body["id"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn health_and_envs_in_function_calling_form() {
+    let app = app(ServeSettings::default());
+    assert_eq!(
+        call(&app, Method::GET, "/healthz", None).await,
+        (StatusCode::OK, json!({"status": "ok"}))
+    );
+    let (status, body) = call(&app, Method::GET, "/v1/envs/workspace", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let tools = body["tools"].as_array().unwrap();
+    assert!(
+        tools
+            .iter()
+            .all(|tool| tool["type"] == "function" && tool["function"]["parameters"].is_object())
+    );
+    assert!(
+        body["irreversible_tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("send_email"))
+    );
+    let (status, body) = call(&app, Method::GET, "/v1/envs", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["envs"][0]["name"], "workspace");
+}
+
+#[tokio::test]
+async fn an_episodes_whole_life() {
+    let app = app(ServeSettings::default());
+    let (status, created) = post(
+        &app,
+        "/v1/episodes",
+        json!({"env": "workspace", "task": {"user_replies": ["go ahead"]}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert!(created["observation"]["instruction"].is_string());
+    assert_eq!(
+        created["action_mask"].as_array().unwrap().len(),
+        created["tools"].as_array().unwrap().len()
+    );
+    let id = created["id"].as_str().unwrap();
+    let steps = format!("/v1/episodes/{id}/steps");
+
+    let cases = [
+        (
+            json!({"tool": "read_file", "arguments": {"path": "/docs/offsite-agenda.md"}}),
+            "ok",
+        ),
+        (
+            json!({"tool": "read_file", "arguments": {"path": 7}}),
+            "invalid_arguments",
+        ),
+        (
+            json!({"tool": "launch_rockets", "arguments": {}}),
+            "unknown_tool",
+        ),
+        (json!({"ask_user": "may I send it?"}), "ask_user"),
+        (
+            json!({"tool": "send_email", "arguments": {"to": ["priya.shah@northwind.example"], "subject": "Agenda", "body": "Attached.", "attachments": ["/docs/offsite-agenda.md"]}}),
+            "ok",
+        ),
+        (json!({"message": "Sent Priya the agenda."}), "message"),
+    ];
+    for (index, (action, expected)) in cases.iter().enumerate() {
+        let (status, step) = post(&app, &steps, json!({"action": action})).await;
+        assert_eq!(status, StatusCode::OK, "{step}");
+        assert_eq!(step["status"], *expected, "{step}");
+        assert_eq!(step["index"], index);
+    }
+    let (status, step) = post(&app, &steps, json!({"action": {"message": "again"}})).await;
+    assert_eq!(
+        (status, step["error"]["code"].clone()),
+        (StatusCode::CONFLICT, json!("episode_over"))
+    );
+
+    let (status, episode) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(episode["steps"].as_array().unwrap().len(), cases.len());
+    assert_eq!(episode["steps"][1]["validation"][0]["pointer"], "/path");
+    assert_eq!(episode["steps"][3]["observation"]["reply"], "go ahead");
+    assert_eq!(episode["terminated"], true);
+    assert_eq!(
+        episode["outcome"]["success"], true,
+        "{}",
+        episode["outcome"]
+    );
+    assert!(episode["env_hash"].as_str().unwrap().len() == 64);
+
+    let (status, _) = call(&app, Method::DELETE, &format!("/v1/episodes/{id}"), None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, body) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (StatusCode::NOT_FOUND, json!("not_found"))
+    );
+}
+
+#[tokio::test]
+async fn a_retried_request_id_returns_the_recorded_step_and_runs_once() {
+    let app = app(ServeSettings::default());
+    let id = create(&app).await;
+    let steps = format!("/v1/episodes/{id}/steps");
+    let request = json!({"action": {"tool": "write_file", "arguments": {"path": "/docs/a.md", "content": "x"}}, "request_id": "r-1"});
+    let (_, first) = post(&app, &steps, request.clone()).await;
+    let (_, retry) = post(&app, &steps, request).await;
+    assert_eq!(first, retry);
+    let (_, episode) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
+    assert_eq!(episode["steps"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn forks_diverge_independently() {
+    let app = app(ServeSettings::default());
+    let id = create(&app).await;
+    post(
+        &app,
+        &format!("/v1/episodes/{id}/steps"),
+        json!({"action": {"tool": "list_files"}}),
+    )
+    .await;
+    let (status, fork) = post(&app, &format!("/v1/episodes/{id}/fork"), json!({})).await;
+    assert_eq!(status, StatusCode::CREATED, "{fork}");
+    let fork_id = fork["id"].as_str().unwrap();
+    assert_eq!(fork["forked_from"], json!({"episode": id, "after_step": 1}));
+    let write = json!({"action": {"tool": "write_file", "arguments": {"path": "/docs/only-fork.md", "content": "f"}}});
+    post(&app, &format!("/v1/episodes/{fork_id}/steps"), write).await;
+    let read =
+        json!({"action": {"tool": "read_file", "arguments": {"path": "/docs/only-fork.md"}}});
+    let (_, in_fork) = post(&app, &format!("/v1/episodes/{fork_id}/steps"), read.clone()).await;
+    let (_, in_parent) = post(&app, &format!("/v1/episodes/{id}/steps"), read).await;
+    assert_eq!(in_fork["status"], "ok");
+    assert_eq!(in_parent["status"], "tool_error");
+    let (_, parent) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
+    assert_eq!(parent["steps"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn past_the_open_episode_limit_creation_answers_429() {
+    let app = app(ServeSettings {
+        max_open_episodes: 2,
+        ..ServeSettings::default()
+    });
+    create(&app).await;
+    let id = create(&app).await;
+    let (status, body) = post(&app, "/v1/episodes", json!({"env": "workspace"})).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (StatusCode::TOO_MANY_REQUESTS, json!("too_many_episodes"))
+    );
+    call(&app, Method::DELETE, &format!("/v1/episodes/{id}"), None).await;
+    create(&app).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_steps_on_one_episode_are_serialised_and_all_recorded() {
+    let app = app(ServeSettings::default());
+    let id = create(&app).await;
+    let tasks: Vec<_> = (0..8)
+        .map(|n| {
+            let app = app.clone();
+            let uri = format!("/v1/episodes/{id}/steps");
+            tokio::spawn(async move {
+                let write = json!({"action": {"tool": "write_file", "arguments": {"path": format!("/docs/n{n}.md"), "content": "x"}}});
+                post(&app, &uri, write).await
+            })
+        })
+        .collect();
+    let mut indices = Vec::new();
+    for task in tasks {
+        let (status, step) = task.await.unwrap();
+        assert_eq!(status, StatusCode::OK, "{step}");
+        indices.push(step["index"].as_u64().unwrap());
+    }
+    indices.sort_unstable();
+    assert_eq!(indices, (0..8).collect::<Vec<_>>());
+    let (_, episode) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
+    assert_eq!(episode["steps"].as_array().unwrap().len(), 8);
+}
+
+#[tokio::test]
+async fn every_bad_request_gets_its_own_error_code() {
+    let app = app(ServeSettings {
+        max_body_bytes: 4096,
+        ..ServeSettings::default()
+    });
+    let id = create(&app).await;
+    let steps = format!("/v1/episodes/{id}/steps");
+    let huge = json!({"env": "workspace", "task": {"instruction": "x".repeat(10_000)}}).to_string();
+    let cases: Vec<(Method, String, Option<String>, StatusCode, &str)> = vec![
+        (
+            Method::POST,
+            steps.clone(),
+            Some("{not json".to_owned()),
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+        ),
+        (
+            Method::POST,
+            steps.clone(),
+            Some(r#"{"action": {"message": "x"}, "extra": 1}"#.to_owned()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unknown_field",
+        ),
+        (
+            Method::POST,
+            steps.clone(),
+            Some(r#"{"action": {}}"#.to_owned()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_request",
+        ),
+        (
+            Method::POST,
+            "/v1/episodes".to_owned(),
+            Some(huge),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+        ),
+        (
+            Method::POST,
+            "/v1/episodes".to_owned(),
+            Some(r#"{"env": "nope"}"#.to_owned()),
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+        (
+            Method::POST,
+            "/v1/episodes".to_owned(),
+            Some(r#"{"env": "workspace", "task": {"bogus": 1}}"#.to_owned()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_task",
+        ),
+        (
+            Method::POST,
+            "/v1/episodes/ep_missing/steps".to_owned(),
+            Some(r#"{"action": {"message": "x"}}"#.to_owned()),
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+        (
+            Method::PUT,
+            steps.clone(),
+            Some("{}".to_owned()),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+        ),
+        (
+            Method::GET,
+            "/v2/nothing".to_owned(),
+            None,
+            StatusCode::NOT_FOUND,
+            "unknown_route",
+        ),
+    ];
+    for (method, uri, body, expected_status, expected_code) in cases {
+        let (status, response) = call(&app, method.clone(), &uri, body.as_deref()).await;
+        assert_eq!(status, expected_status, "{method} {uri}: {response}");
+        assert_eq!(
+            response["error"]["code"], expected_code,
+            "{method} {uri}: {response}"
+        );
+        assert!(response["error"]["message"].is_string());
+    }
+    // Without a JSON content type.
+    let request = Request::post(&steps)
+        .body(Body::from(r#"{"action": {"message": "x"}}"#))
+        .unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+}
