@@ -118,15 +118,7 @@ async fn create_episode(
     let body = episode_created(&open);
     app.episodes
         .insert(open, app.settings.max_open_episodes)
-        .map_err(|open| {
-            ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_episodes",
-                format!(
-                    "{open} episodes are open, the most this server allows; close or finish some"
-                ),
-            )
-        })?;
+        .map_err(ApiError::too_many_episodes)?;
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
@@ -263,13 +255,7 @@ async fn fork_episode(
     let body = episode_created(&fork);
     app.episodes
         .insert(fork, app.settings.max_open_episodes)
-        .map_err(|open| {
-            ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_episodes",
-                format!("{open} episodes are open"),
-            )
-        })?;
+        .map_err(ApiError::too_many_episodes)?;
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 

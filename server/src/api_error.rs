@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
@@ -16,6 +16,8 @@ pub struct ApiError {
     pub code: &'static str,
     pub message: String,
     pub details: Value,
+    /// Sent as `Retry-After` (seconds), for refusals that pass with time.
+    pub retry_after_seconds: Option<u32>,
 }
 
 impl ApiError {
@@ -25,12 +27,22 @@ impl ApiError {
             code,
             message: message.into(),
             details: Value::Null,
+            retry_after_seconds: None,
         }
     }
 
-    pub fn with_details(mut self, details: Value) -> ApiError {
-        self.details = details;
-        self
+    /// The server is at capacity: 429 with a `Retry-After`.
+    pub fn too_many_episodes(open: usize) -> ApiError {
+        ApiError {
+            retry_after_seconds: Some(1),
+            ..ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_episodes",
+                format!(
+                    "{open} episodes are open, the most this server allows; close or finish some"
+                ),
+            )
+        }
     }
 
     pub fn not_found(what: &str, id: &str) -> ApiError {
@@ -57,7 +69,13 @@ impl IntoResponse for ApiError {
         let body = json!({
             "error": { "code": self.code, "message": self.message, "details": self.details },
         });
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        if let Some(seconds) = self.retry_after_seconds {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
     }
 }
 
