@@ -160,6 +160,19 @@ impl EnvImage {
     pub fn instantiate(&self) -> Result<Instance, crate::CallError> {
         Instance::new(self.clone(), &self.inner.shared, &self.inner.template)
     }
+
+    /// A fresh instance continuing from `state`, a saved state of this env. A state the guest
+    /// rejects is a `CallError::BadOutput` of `load`: the state came from the guest itself.
+    pub fn restore(&self, state: &[u8]) -> Result<Instance, crate::CallError> {
+        let mut instance = self.instantiate()?;
+        match instance.load(state)? {
+            Ok(()) => Ok(instance),
+            Err(reason) => Err(crate::CallError::BadOutput {
+                export: "load",
+                reason: format!("the guest rejected its own saved state: {reason}"),
+            }),
+        }
+    }
 }
 
 fn engine_config(limits: &Limits) -> Config {

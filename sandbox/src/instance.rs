@@ -217,14 +217,7 @@ impl Instance {
     /// A new instance in this one's exact state: save here, load there.
     pub fn fork(&mut self) -> Result<Instance, CallError> {
         let state = self.save()?;
-        let mut fork = self.image.instantiate()?;
-        match fork.load(&state)? {
-            Ok(()) => Ok(fork),
-            Err(reason) => Err(CallError::BadOutput {
-                export: "load",
-                reason: format!("the guest rejected its own saved state: {reason}"),
-            }),
-        }
+        self.image.restore(&state)
     }
 
     /// Runs one export under fresh limits; any failure poisons the instance.

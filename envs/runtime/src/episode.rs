@@ -212,13 +212,7 @@ impl Episode {
 
     /// Restores a parked episode into a fresh instance.
     pub fn unpark(env: Arc<LoadedEnv>, parked: &Parked) -> Result<Episode, RuntimeError> {
-        let mut instance = env.image().instantiate()?;
-        instance.load(&parked.state)?.map_err(|reason| {
-            RuntimeError::Sandbox(agentbench_sandbox::CallError::BadOutput {
-                export: "load",
-                reason: format!("the env refused its own saved state: {reason}"),
-            })
-        })?;
+        let instance = env.image().restore(&parked.state)?;
         Ok(Episode {
             env,
             instance,
