@@ -8,14 +8,16 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use agentbench_env_runtime::{Action, Episode, LoadedEnv};
+use agentbench_env_runtime::{Action, Episode, LoadedEnv, StepRecord};
 
 use crate::App;
 use crate::api_error::ApiError;
-use crate::episodes::{ForkedFrom, OpenEpisode, RecordedStep, new_episode_id};
+use crate::episodes::{EpisodeHandle, Live, OpenEpisode, new_episode_id};
+use crate::store::{self, EpisodeRow, EpisodeState, StepRow};
 
 type Body<T> = Result<Json<T>, JsonRejection>;
 
@@ -101,39 +103,113 @@ async fn create_episode(
         .get(&request.env)
         .ok_or_else(|| ApiError::not_found("env", &request.env))?
         .clone();
+    check_capacity(&app)?;
     let task = request.task.unwrap_or_else(|| json!({}));
     let seed = request.seed.unwrap_or(0);
-    let (episode, observation) = blocking(|| Episode::start(env.clone(), seed, &task))?;
-    let open = OpenEpisode {
-        id: new_episode_id(),
+    let (episode, observation) = blocking(|| {
+        app.episodes.make_room();
+        Episode::start(env.clone(), seed, &task)
+    })?;
+    let id = new_episode_id();
+    let body = episode_created(&EpisodeCreated {
+        id: &id,
+        episode: &episode,
         seed,
-        task,
-        observation,
-        episode,
-        steps: Vec::new(),
-        by_request: Default::default(),
-        outcome: None,
+        observation: &observation,
         forked_from: None,
-    };
-    let body = episode_created(&open);
-    app.episodes
-        .insert(open, app.settings.max_open_episodes)
-        .map_err(ApiError::too_many_episodes)?;
+    });
+    let row = new_row(
+        &id,
+        &episode,
+        seed,
+        task.to_string(),
+        observation.get().to_owned(),
+        None,
+    );
+    register(
+        &app,
+        OpenEpisode::new(id, env, seed, task, Live::Hot(episode)),
+        row,
+        None,
+    )
+    .await?;
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
-fn episode_created(open: &OpenEpisode) -> Value {
-    let env = open.episode.env();
+/// Refuses new episodes while the server is at its limit of open ones.
+fn check_capacity(app: &App) -> Result<(), ApiError> {
+    let open = app.episodes.len();
+    if open >= app.settings.max_open_episodes {
+        return Err(ApiError::too_many_episodes(open));
+    }
+    Ok(())
+}
+
+/// Opens `episode` and records it (`row`; a fork also copies its parent's steps); on any failure
+/// the episode is gone again.
+async fn register(
+    app: &App,
+    episode: OpenEpisode,
+    row: EpisodeRow,
+    copy_steps_from: Option<String>,
+) -> Result<(), ApiError> {
+    let handle = app
+        .episodes
+        .insert(episode, app.settings.max_open_episodes)
+        .map_err(ApiError::too_many_episodes)?;
+    let mut episode = handle.lock().await;
+    if let Err(error) = app.store.create_episode(row, copy_steps_from).await {
+        app.episodes.close(&mut episode);
+        return Err(error.into());
+    }
+    Ok(())
+}
+
+struct EpisodeCreated<'a> {
+    id: &'a str,
+    episode: &'a Episode,
+    seed: u64,
+    observation: &'a RawValue,
+    forked_from: Option<(&'a str, u32)>,
+}
+
+fn episode_created(created: &EpisodeCreated<'_>) -> Value {
+    let env = created.episode.env();
     json!({
-        "id": open.id,
+        "id": created.id,
         "env": env.manifest().name,
         "env_version": env.manifest().version,
-        "seed": open.seed,
-        "observation": open.observation,
+        "seed": created.seed,
+        "observation": created.observation,
         "tools": env.function_tools(),
-        "action_mask": open.episode.mask(),
-        "forked_from": open.forked_from,
+        "action_mask": created.episode.mask(),
+        "forked_from": created.forked_from.map(|(episode, after_step)| json!({"episode": episode, "after_step": after_step})),
     })
+}
+
+/// The stored row of a just-created episode.
+fn new_row(
+    id: &str,
+    episode: &Episode,
+    seed: u64,
+    task: String,
+    observation: String,
+    forked_from: Option<(String, u32)>,
+) -> EpisodeRow {
+    let manifest = episode.env().manifest();
+    EpisodeRow {
+        id: id.to_owned(),
+        env: manifest.name.clone(),
+        env_version: manifest.version.clone(),
+        env_hash: episode.env().image().content_hash().to_owned(),
+        seed,
+        task,
+        observation,
+        forked_from,
+        state: EpisodeState::Open,
+        outcome: None,
+        created_ms: store::now_ms(),
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -148,82 +224,190 @@ struct StepRequest {
     tokens: Option<u64>,
 }
 
+/// A step as recorded, with the mask offered for the action after it.
+#[derive(Debug, Serialize)]
+struct RecordedStep {
+    #[serde(flatten)]
+    record: StepRecord,
+    action_mask: Vec<String>,
+}
+
 async fn step_episode(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
     body: Body<StepRequest>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body?;
-    let handle = app
-        .episodes
-        .get(&id)
-        .ok_or_else(|| ApiError::not_found("episode", &id))?;
-    // Holding the episode's lock for the whole step serialises concurrent steps on it.
+    let Some(handle) = app.episodes.get(&id) else {
+        return answer_from_store(&app, &id, request.request_id.as_deref()).await;
+    };
+    // Holding the episode's lock for the whole step, its recording included, serialises
+    // concurrent steps on it.
     let mut guard = handle.lock().await;
-    let open = &mut *guard;
-    if let Some(index) = request
-        .request_id
-        .as_ref()
-        .and_then(|rid| open.by_request.get(rid))
-    {
-        return Ok(Json(step_body(open, *index)));
+    if guard.closed {
+        drop(guard);
+        return answer_from_store(&app, &id, request.request_id.as_deref()).await;
     }
-    let record = blocking(|| open.episode.step(request.action, request.tokens))?;
-    let over = open.episode.is_over();
+    let open = &mut *guard;
+    open.touch();
+    make_hot(&app, &handle, open).await?;
+    if let Some(request_id) = &request.request_id
+        && open.request_ids.contains_key(request_id)
+    {
+        return answer_from_store(&app, &id, Some(request_id)).await;
+    }
+    let episode = open.hot();
+    let record = blocking(|| episode.step(request.action, request.tokens))?;
+    let index = record.index;
+    let over = episode.is_over();
     let action_mask = if over {
         Vec::new()
     } else {
-        open.episode.mask().to_vec()
+        episode.mask().to_vec()
     };
-    if over {
-        // An env that failed cannot be evaluated: the episode stays without outcome (unmeasured).
-        open.outcome = blocking(|| open.episode.outcome()).ok();
-    }
-    let index = open.steps.len();
-    if let Some(request_id) = &request.request_id {
-        open.by_request.insert(request_id.clone(), index);
-    }
-    open.steps.push(RecordedStep {
+    // An env that failed cannot be evaluated: the episode stays without outcome (unmeasured).
+    let outcome = if over {
+        blocking(|| episode.outcome()).ok()
+    } else {
+        None
+    };
+    let mut body = serde_json::to_value(RecordedStep {
         record,
         action_mask,
-        request_id: request.request_id,
-    });
-    Ok(Json(step_body(open, index)))
+    })
+    .map_err(ApiError::internal)?;
+    let step = StepRow {
+        index,
+        request_id: request.request_id.clone(),
+        record: body.to_string(),
+    };
+    let outcome_text = outcome.as_ref().map(|outcome| json!(outcome).to_string());
+    let end = over.then_some((EpisodeState::Over, outcome_text));
+    if let Err(error) = app.store.append_step(&id, step, end).await {
+        // The step ran but is not recorded: forget it, so that the next request replays the
+        // episode from what is recorded.
+        app.episodes.make_cold(open);
+        return Err(error.into());
+    }
+    open.n_steps = index + 1;
+    if let Some(request_id) = &request.request_id {
+        open.request_ids.insert(request_id.clone(), index);
+        body["request_id"] = json!(request_id);
+    }
+    if over {
+        body["outcome"] = json!(outcome);
+        app.episodes.close(open);
+    }
+    Ok(Json(body))
 }
 
-fn step_body(open: &OpenEpisode, index: usize) -> Value {
-    let mut body = serde_json::to_value(&open.steps[index]).expect("records serialize");
-    let last = index + 1 == open.steps.len();
-    if last && open.episode.is_over() {
-        body["outcome"] = serde_json::to_value(&open.outcome).expect("outcomes serialize");
+/// Brings an open episode into a live instance; a cold one is replayed from its recorded steps.
+async fn make_hot(
+    app: &App,
+    handle: &EpisodeHandle,
+    open: &mut OpenEpisode,
+) -> Result<(), ApiError> {
+    let steps = match open.live {
+        Live::Cold => Some(app.store.steps(&open.id).await?),
+        _ => None,
+    };
+    blocking(|| app.episodes.make_hot(handle, open, steps.as_deref()))?;
+    Ok(())
+}
+
+/// Answers a step request on an episode that is not open here: a retried request from its
+/// record, anything else with why the episode takes no actions.
+async fn answer_from_store(
+    app: &App,
+    id: &str,
+    request_id: Option<&str>,
+) -> Result<Json<Value>, ApiError> {
+    let row = app
+        .store
+        .episode(id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("episode", id))?;
+    if let Some(request_id) = request_id
+        && let Some(step) = app.store.step_by_request(id, request_id).await?
+    {
+        return Ok(Json(stored_step(&row, &step)?));
     }
-    body
+    Err(not_open(&row))
+}
+
+/// Why a stored episode takes no actions.
+fn not_open(row: &EpisodeRow) -> ApiError {
+    match row.state {
+        EpisodeState::Over => ApiError::new(
+            StatusCode::CONFLICT,
+            "episode_over",
+            "the episode is over; no more actions are accepted",
+        ),
+        EpisodeState::Expired => ApiError::new(
+            StatusCode::CONFLICT,
+            "episode_expired",
+            "the episode expired after sitting idle; its record stays readable",
+        ),
+        EpisodeState::Open => ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "env_unavailable",
+            format!("the episode's env `{}` is not served here", row.env),
+        ),
+    }
+}
+
+/// A recorded step as the API shows it: with its request id, and the outcome on the step that
+/// ended the episode.
+fn stored_step(row: &EpisodeRow, step: &StepRow) -> Result<Value, ApiError> {
+    let mut body: Value = serde_json::from_str(&step.record).map_err(ApiError::internal)?;
+    if let Some(request_id) = &step.request_id {
+        body["request_id"] = json!(request_id);
+    }
+    let ended = body["terminated"] == json!(true) || body["truncated"] == json!(true);
+    if ended && row.state == EpisodeState::Over {
+        body["outcome"] = parse_stored(row.outcome.as_deref())?;
+    }
+    Ok(body)
+}
+
+fn parse_stored(text: Option<&str>) -> Result<Value, ApiError> {
+    text.map_or(Ok(Value::Null), |text| {
+        serde_json::from_str(text).map_err(ApiError::internal)
+    })
 }
 
 async fn get_episode(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let handle = app
-        .episodes
-        .get(&id)
+    let row = app
+        .store
+        .episode(&id)
+        .await?
         .ok_or_else(|| ApiError::not_found("episode", &id))?;
-    let open = handle.lock().await;
-    let env = open.episode.env();
-    let progress = open.episode.progress();
+    let steps = app
+        .store
+        .steps(&id)
+        .await?
+        .iter()
+        .map(|step| stored_step(&row, step))
+        .collect::<Result<Vec<_>, _>>()?;
+    let last = steps.last();
+    let flag = |name: &str| last.is_some_and(|step| step[name] == json!(true));
     Ok(Json(json!({
-        "id": open.id,
-        "env": env.manifest().name,
-        "env_version": env.manifest().version,
-        "env_hash": env.image().content_hash(),
-        "seed": open.seed,
-        "task": open.task,
-        "observation": open.observation,
-        "steps": open.steps,
-        "terminated": progress.terminated,
-        "truncated": progress.truncated,
-        "outcome": open.outcome,
-        "forked_from": open.forked_from,
+        "id": row.id,
+        "env": row.env,
+        "env_version": row.env_version,
+        "env_hash": row.env_hash,
+        "seed": row.seed,
+        "task": parse_stored(Some(&row.task))?,
+        "observation": parse_stored(Some(&row.observation))?,
+        "state": row.state.as_str(),
+        "terminated": flag("terminated"),
+        "truncated": flag("truncated"),
+        "outcome": parse_stored(row.outcome.as_deref())?,
+        "forked_from": row.forked_from.as_ref().map(|(episode, after_step)| json!({"episode": episode, "after_step": after_step})),
+        "steps": steps,
     })))
 }
 
@@ -231,41 +415,84 @@ async fn fork_episode(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let handle = app
-        .episodes
-        .get(&id)
-        .ok_or_else(|| ApiError::not_found("episode", &id))?;
-    let mut parent = handle.lock().await;
-    let episode = blocking(|| parent.episode.fork())?;
-    let fork = OpenEpisode {
-        id: new_episode_id(),
-        seed: parent.seed,
-        task: parent.task.clone(),
-        observation: parent.observation.clone(),
-        episode,
-        steps: parent.steps.clone(),
-        by_request: Default::default(),
-        outcome: parent.outcome.clone(),
-        forked_from: Some(ForkedFrom {
-            episode: parent.id.clone(),
-            after_step: parent.steps.len(),
-        }),
+    let Some(handle) = app.episodes.get(&id) else {
+        return Err(not_open_or_missing(&app, &id).await);
     };
-    drop(parent);
-    let body = episode_created(&fork);
-    app.episodes
-        .insert(fork, app.settings.max_open_episodes)
-        .map_err(ApiError::too_many_episodes)?;
+    let mut guard = handle.lock().await;
+    if guard.closed {
+        drop(guard);
+        return Err(not_open_or_missing(&app, &id).await);
+    }
+    let parent = &mut *guard;
+    parent.touch();
+    check_capacity(&app)?;
+    let parent_row = app
+        .store
+        .episode(&id)
+        .await?
+        .ok_or_else(|| ApiError::internal(format!("open episode {id} has no record")))?;
+    make_hot(&app, &handle, parent).await?;
+    let episode = blocking(|| {
+        app.episodes.make_room();
+        parent.hot().fork()
+    })?;
+    let observation =
+        RawValue::from_string(parent_row.observation.clone()).map_err(ApiError::internal)?;
+    let fork_id = new_episode_id();
+    let body = episode_created(&EpisodeCreated {
+        id: &fork_id,
+        episode: &episode,
+        seed: parent.seed,
+        observation: &observation,
+        forked_from: Some((&parent.id, parent.n_steps)),
+    });
+    let row = new_row(
+        &fork_id,
+        &episode,
+        parent.seed,
+        parent_row.task,
+        parent_row.observation,
+        Some((parent.id.clone(), parent.n_steps)),
+    );
+    let mut fork = OpenEpisode::new(
+        fork_id,
+        parent.env.clone(),
+        parent.seed,
+        parent.task.clone(),
+        Live::Hot(episode),
+    );
+    fork.n_steps = parent.n_steps;
+    register(&app, fork, row, Some(id.clone())).await?;
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
+/// The error for an episode that is not open here: why, or that it does not exist.
+async fn not_open_or_missing(app: &App, id: &str) -> ApiError {
+    match app.store.episode(id).await {
+        Ok(Some(row)) => not_open(&row),
+        Ok(None) => ApiError::not_found("episode", id),
+        Err(error) => error.into(),
+    }
+}
+
+/// Deletes an episode, open or not, and its record.
 async fn delete_episode(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    app.episodes
-        .remove(&id)
+    if let Some(handle) = app.episodes.get(&id) {
+        let mut episode = handle.lock().await;
+        if !episode.closed {
+            app.store.delete_episode(&id).await?;
+            app.episodes.close(&mut episode);
+            return Ok(StatusCode::NO_CONTENT);
+        }
+    }
+    app.store
+        .episode(&id)
+        .await?
         .ok_or_else(|| ApiError::not_found("episode", &id))?;
+    app.store.delete_episode(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -9,6 +9,9 @@ use serde_json::{Value, json};
 
 use agentbench_env_runtime::RuntimeError;
 
+use crate::episodes::RestoreError;
+use crate::store::StoreError;
+
 /// An error response: a status, a stable machine-readable code and a message for people.
 #[derive(Debug)]
 pub struct ApiError {
@@ -121,6 +124,29 @@ impl From<RuntimeError> for ApiError {
                 ApiError::new(StatusCode::CONFLICT, "episode_over", error.to_string())
             }
             RuntimeError::BadToolSchema { .. } | RuntimeError::Sandbox(_) => {
+                ApiError::internal(error)
+            }
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> ApiError {
+        eprintln!("store error: {error}");
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "store_unavailable",
+            "the episode store failed; nothing of this request was recorded",
+        )
+    }
+}
+
+impl From<RestoreError> for ApiError {
+    fn from(error: RestoreError) -> ApiError {
+        match error {
+            RestoreError::Store(error) => error.into(),
+            RestoreError::Runtime(error) => error.into(),
+            RestoreError::BadRecord { .. } | RestoreError::Diverged { .. } => {
                 ApiError::internal(error)
             }
         }

@@ -1,74 +1,337 @@
-//! The open episodes of a serving process, each behind its own lock so that steps on one
-//! episode are serialised while different episodes run in parallel.
+//! The open episodes of a serving process and the live instances behind them.
+//!
+//! Each open episode sits behind its own lock, so that steps on one episode are serialised while
+//! different episodes run in parallel. Only a bounded number are *hot* (a live sandbox instance);
+//! the least recently used beyond that are *parked* as their saved state (a few KiB), and an
+//! episode known only from the store (after a restart) is *cold* until its recorded actions are
+//! replayed. Parking and restoring are invisible to clients: envs are deterministic.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Instant;
 
-use serde::Serialize;
+use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
-use agentbench_env_contract::Outcome;
-use agentbench_env_runtime::{Episode, StepRecord};
+use agentbench_env_runtime::{Action, Episode, LoadedEnv, Parked, RuntimeError};
 
-/// One open episode and its trajectory so far.
+use crate::store::{StepRow, StoreError};
+
+/// One open episode.
 #[derive(Debug)]
 pub struct OpenEpisode {
     pub id: String,
+    pub env: Arc<LoadedEnv>,
     pub seed: u64,
     pub task: Value,
-    pub observation: Box<RawValue>,
-    pub episode: Episode,
-    pub steps: Vec<RecordedStep>,
-    /// Which step each `request_id` produced, so a retried request is answered from the record.
-    pub by_request: HashMap<String, usize>,
-    pub outcome: Option<Outcome>,
-    pub forked_from: Option<ForkedFrom>,
+    pub live: Live,
+    /// Steps recorded so far (the store holds them).
+    pub n_steps: u32,
+    /// Which step each `request_id` produced; complete unless the episode is cold.
+    pub request_ids: HashMap<String, u32>,
+    /// It ended, expired or was deleted while a request waited for its lock: the request must
+    /// look at the store instead.
+    pub closed: bool,
+    pub last_used: Instant,
+    slot: Arc<Slot>,
 }
 
-/// A step as recorded, with the mask offered for the action after it.
-#[derive(Debug, Clone, Serialize)]
-pub struct RecordedStep {
-    #[serde(flatten)]
-    pub record: StepRecord,
-    pub action_mask: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
+/// Where an open episode's env state lives.
+#[derive(Debug)]
+pub enum Live {
+    /// In a sandbox instance.
+    Hot(Episode),
+    /// As the instance's saved state, restored on the next action.
+    Parked(Parked),
+    /// Only in the store, as recorded actions to replay.
+    Cold,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct ForkedFrom {
-    pub episode: String,
-    pub after_step: usize,
+/// An episode's place in the hot pool, readable without its lock.
+#[derive(Debug, Default)]
+struct Slot {
+    hot: AtomicBool,
+    /// Used since the pool's clock hand last passed it.
+    used: AtomicBool,
+}
+
+impl OpenEpisode {
+    /// A new episode, hot or cold.
+    pub fn new(id: String, env: Arc<LoadedEnv>, seed: u64, task: Value, live: Live) -> OpenEpisode {
+        OpenEpisode {
+            id,
+            env,
+            seed,
+            task,
+            live,
+            n_steps: 0,
+            request_ids: HashMap::new(),
+            closed: false,
+            last_used: Instant::now(),
+            slot: Arc::default(),
+        }
+    }
+
+    pub fn touch(&mut self) {
+        self.last_used = Instant::now();
+        self.slot.used.store(true, Ordering::Relaxed);
+    }
+
+    /// The live episode; only valid after `Episodes::make_hot`.
+    pub fn hot(&mut self) -> &mut Episode {
+        match &mut self.live {
+            Live::Hot(episode) => episode,
+            _ => unreachable!("make_hot runs before an episode is used"),
+        }
+    }
 }
 
 pub type EpisodeHandle = Arc<tokio::sync::Mutex<OpenEpisode>>;
 
-#[derive(Debug, Default)]
+/// Why an episode could not be brought back into an instance.
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    #[error("step {index} of episode {id} is not a readable record: {reason}")]
+    BadRecord {
+        id: String,
+        index: u32,
+        reason: String,
+    },
+    #[error("replaying episode {id} gave {replayed} steps where {recorded} are recorded")]
+    Diverged {
+        id: String,
+        replayed: u32,
+        recorded: u32,
+    },
+}
+
+/// The registry of open episodes and the clock over the hot ones.
+#[derive(Debug)]
 pub struct Episodes {
     open: Mutex<HashMap<String, EpisodeHandle>>,
+    /// Hot episodes in the order they became hot; the clock hand is the front.
+    clock: Mutex<VecDeque<(Weak<tokio::sync::Mutex<OpenEpisode>>, Arc<Slot>)>>,
+    hot: AtomicUsize,
+    max_hot: usize,
 }
 
 impl Episodes {
+    pub fn new(max_hot: usize) -> Episodes {
+        Episodes {
+            open: Mutex::default(),
+            clock: Mutex::default(),
+            hot: AtomicUsize::new(0),
+            max_hot: max_hot.max(1),
+        }
+    }
+
     pub fn get(&self, id: &str) -> Option<EpisodeHandle> {
         self.open.lock().expect("episode map lock").get(id).cloned()
     }
 
-    /// Registers `episode` unless `max_open` are open already.
+    /// Every open episode (a snapshot).
+    pub fn all(&self) -> Vec<EpisodeHandle> {
+        self.open
+            .lock()
+            .expect("episode map lock")
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.open.lock().expect("episode map lock").len()
+    }
+
+    /// How many episodes have a live instance.
+    pub fn hot_count(&self) -> usize {
+        self.hot.load(Ordering::Relaxed)
+    }
+
+    /// Registers `episode` unless `max_open` are open already (then returns how many are).
     pub fn insert(&self, episode: OpenEpisode, max_open: usize) -> Result<EpisodeHandle, usize> {
-        let mut open = self.open.lock().expect("episode map lock");
-        if open.len() >= max_open {
-            return Err(open.len());
-        }
         let id = episode.id.clone();
+        let is_hot = matches!(episode.live, Live::Hot(_));
+        let slot = episode.slot.clone();
         let handle = Arc::new(tokio::sync::Mutex::new(episode));
-        open.insert(id, handle.clone());
+        {
+            let mut open = self.open.lock().expect("episode map lock");
+            if open.len() >= max_open {
+                return Err(open.len());
+            }
+            open.insert(id, handle.clone());
+        }
+        if is_hot {
+            self.mark_hot(&handle, &slot);
+        }
         Ok(handle)
     }
 
-    pub fn remove(&self, id: &str) -> Option<EpisodeHandle> {
-        self.open.lock().expect("episode map lock").remove(id)
+    /// Registers an episode already counted in the store, whatever the limit.
+    pub fn insert_recovered(&self, episode: OpenEpisode) -> EpisodeHandle {
+        self.insert(episode, usize::MAX)
+            .expect("no limit on recovered episodes")
     }
+
+    /// Ends `episode`'s life in this process: its instance is dropped and later requests find
+    /// it only in the store.
+    pub fn close(&self, episode: &mut OpenEpisode) {
+        episode.closed = true;
+        self.mark_cold(&episode.slot);
+        episode.live = Live::Cold;
+        self.open
+            .lock()
+            .expect("episode map lock")
+            .remove(&episode.id);
+    }
+
+    /// Brings `episode` into a live instance, parking the least recently used hot episode when
+    /// the pool is full. A cold episode is replayed from `steps` (its recorded steps, which the
+    /// caller reads from the store only for cold episodes).
+    pub fn make_hot(
+        &self,
+        handle: &EpisodeHandle,
+        episode: &mut OpenEpisode,
+        steps: Option<&[StepRow]>,
+    ) -> Result<(), RestoreError> {
+        let live = match &episode.live {
+            Live::Hot(_) => return Ok(()),
+            Live::Parked(parked) => {
+                self.make_room();
+                Episode::unpark(episode.env.clone(), parked)?
+            }
+            Live::Cold => {
+                let steps = steps.unwrap_or_default();
+                let actions = replayed_actions(&episode.id, steps)?;
+                self.make_room();
+                let live = Episode::replay(
+                    episode.env.clone(),
+                    episode.seed,
+                    &episode.task,
+                    actions.iter().map(|(action, tokens)| (action, *tokens)),
+                )?;
+                let replayed = live.progress().n_steps;
+                let recorded = u32::try_from(steps.len()).unwrap_or(u32::MAX);
+                if replayed != recorded {
+                    return Err(RestoreError::Diverged {
+                        id: episode.id.clone(),
+                        replayed,
+                        recorded,
+                    });
+                }
+                episode.n_steps = recorded;
+                episode.request_ids = steps
+                    .iter()
+                    .filter_map(|step| Some((step.request_id.clone()?, step.index)))
+                    .collect();
+                live
+            }
+        };
+        episode.live = Live::Hot(live);
+        self.mark_hot(handle, &episode.slot);
+        Ok(())
+    }
+
+    /// Forgets `episode`'s live state: the next action replays it from the store. Used when a
+    /// step ran but could not be recorded, so that memory never runs ahead of the record.
+    pub fn make_cold(&self, episode: &mut OpenEpisode) {
+        self.mark_cold(&episode.slot);
+        episode.live = Live::Cold;
+    }
+
+    fn mark_hot(&self, handle: &EpisodeHandle, slot: &Arc<Slot>) {
+        if !slot.hot.swap(true, Ordering::AcqRel) {
+            self.hot.fetch_add(1, Ordering::Relaxed);
+            self.clock
+                .lock()
+                .expect("clock lock")
+                .push_back((Arc::downgrade(handle), slot.clone()));
+        }
+    }
+
+    fn mark_cold(&self, slot: &Slot) {
+        if slot.hot.swap(false, Ordering::AcqRel) {
+            self.hot.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Parks hot episodes until there is room for one more: a clock (second-chance) sweep that
+    /// skips episodes used since the hand last passed and episodes busy with a request.
+    pub fn make_room(&self) {
+        let mut budget = 2 * self.clock.lock().expect("clock lock").len() + 2;
+        while self.hot_count() >= self.max_hot && budget > 0 {
+            budget -= 1;
+            let Some((weak, slot)) = self.clock.lock().expect("clock lock").pop_front() else {
+                return;
+            };
+            if !slot.hot.load(Ordering::Acquire) {
+                continue;
+            }
+            let keep = slot.used.swap(false, Ordering::Relaxed)
+                || match weak.upgrade() {
+                    None => {
+                        self.mark_cold(&slot);
+                        false
+                    }
+                    Some(handle) => match handle.try_lock() {
+                        Err(_) => true,
+                        Ok(mut victim) => {
+                            self.park(&mut victim);
+                            false
+                        }
+                    },
+                };
+            if keep {
+                self.clock
+                    .lock()
+                    .expect("clock lock")
+                    .push_back((weak, slot));
+            }
+        }
+        // Entries of episodes that cooled some other way pile up without pressure; drop them.
+        let mut clock = self.clock.lock().expect("clock lock");
+        if clock.len() > 2 * self.hot_count() + 64 {
+            clock.retain(|(_, slot)| slot.hot.load(Ordering::Acquire));
+        }
+    }
+
+    fn park(&self, victim: &mut OpenEpisode) {
+        if let Live::Hot(episode) = &mut victim.live {
+            // An instance that cannot save its state is replayed from the store instead.
+            victim.live = episode.park().map_or(Live::Cold, Live::Parked);
+        }
+        self.mark_cold(&victim.slot);
+    }
+}
+
+/// The actions (and reported tokens) of recorded steps, in order.
+fn replayed_actions(
+    id: &str,
+    steps: &[StepRow],
+) -> Result<Vec<(Action, Option<u64>)>, RestoreError> {
+    #[derive(Deserialize)]
+    struct Recorded {
+        action: Action,
+        #[serde(default)]
+        tokens: Option<u64>,
+    }
+    steps
+        .iter()
+        .map(|step| {
+            let recorded: Recorded =
+                serde_json::from_str(&step.record).map_err(|error| RestoreError::BadRecord {
+                    id: id.to_owned(),
+                    index: step.index,
+                    reason: error.to_string(),
+                })?;
+            Ok((recorded.action, recorded.tokens))
+        })
+        .collect()
 }
 
 pub fn new_episode_id() -> String {

@@ -1,24 +1,34 @@
-//! The agentbench server: the REST API over the episode runtime, and the state behind it.
+//! The agentbench server: the REST API over the episode runtime, the durable store behind it, and
+//! the live episodes in between.
 
 mod api;
 mod api_error;
 pub mod builtin;
 mod episodes;
+pub mod store;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use agentbench_env_runtime::LoadedEnv;
 use agentbench_sandbox::Sandbox;
 
 pub use api::router;
 pub use api_error::ApiError;
+use episodes::{Episodes, Live, OpenEpisode};
+use store::{EpisodeState, Store, StoreError};
 
 /// Settings of a serving process.
 #[derive(Debug, Clone)]
 pub struct ServeSettings {
     /// The most episodes open at once; past it, creating one answers 429.
     pub max_open_episodes: usize,
+    /// The most episodes with a live sandbox instance; the least recently used beyond it are
+    /// parked as their saved state. Must stay below the sandbox's instance limit.
+    pub max_hot_episodes: usize,
+    /// An open episode idle for longer expires: it takes no more actions; its record stays.
+    pub episode_ttl: Duration,
     /// The largest request body accepted, in bytes.
     pub max_body_bytes: usize,
 }
@@ -26,7 +36,9 @@ pub struct ServeSettings {
 impl Default for ServeSettings {
     fn default() -> ServeSettings {
         ServeSettings {
-            max_open_episodes: 1000,
+            max_open_episodes: 100_000,
+            max_hot_episodes: 512,
+            episode_ttl: Duration::from_secs(3600),
             max_body_bytes: 1 << 20,
         }
     }
@@ -37,21 +49,122 @@ impl Default for ServeSettings {
 pub struct App {
     pub envs: BTreeMap<String, Arc<LoadedEnv>>,
     pub settings: ServeSettings,
-    episodes: episodes::Episodes,
+    pub store: Store,
+    episodes: Episodes,
 }
 
 impl App {
-    /// Serves `envs`, keyed by name.
-    pub fn new(envs: BTreeMap<String, Arc<LoadedEnv>>, settings: ServeSettings) -> App {
-        App {
+    /// Serves `envs`, keyed by name, recording into `store`. The episodes the store holds as
+    /// open are open again: each is replayed from its recorded actions on its next request.
+    pub async fn new(
+        envs: BTreeMap<String, Arc<LoadedEnv>>,
+        settings: ServeSettings,
+        store: Store,
+    ) -> Result<App, StoreError> {
+        let episodes = Episodes::new(settings.max_hot_episodes);
+        for row in store.open_episodes().await? {
+            let Some(env) = envs.get(&row.env) else {
+                eprintln!(
+                    "warning: episode {} stays closed: its env `{}` is not served",
+                    row.id, row.env
+                );
+                continue;
+            };
+            let task = serde_json::from_str(&row.task).map_err(|error| StoreError::Corrupt {
+                what: "task",
+                reason: format!("episode {}: {error}", row.id),
+            })?;
+            episodes.insert_recovered(OpenEpisode::new(
+                row.id,
+                env.clone(),
+                row.seed,
+                task,
+                Live::Cold,
+            ));
+        }
+        Ok(App {
             envs,
             settings,
-            episodes: episodes::Episodes::default(),
-        }
+            store,
+            episodes,
+        })
     }
 
     /// Loads every built-in env into `sandbox` and serves them.
-    pub fn with_builtin_envs(sandbox: &Sandbox, settings: ServeSettings) -> anyhow::Result<App> {
-        Ok(App::new(builtin::load_runtime_envs(sandbox)?, settings))
+    pub async fn with_builtin_envs(
+        sandbox: &Sandbox,
+        settings: ServeSettings,
+        store: Store,
+    ) -> anyhow::Result<App> {
+        let envs = builtin::load_runtime_envs(sandbox)?;
+        Ok(App::new(envs, settings, store).await?)
     }
+
+    /// How many episodes are open, and how many of them have a live instance.
+    pub fn open_counts(&self) -> (usize, usize) {
+        (self.episodes.len(), self.episodes.hot_count())
+    }
+
+    /// Expires the open episodes idle for longer than the TTL that no request holds; returns
+    /// how many expired.
+    pub async fn expire_idle(&self) -> Result<usize, StoreError> {
+        let mut expired = 0;
+        for handle in self.episodes.all() {
+            let Ok(mut episode) = handle.try_lock() else {
+                continue;
+            };
+            if episode.closed || episode.last_used.elapsed() <= self.settings.episode_ttl {
+                continue;
+            }
+            // Recorded first, under the episode's lock: a request waiting for it then finds the
+            // episode expired in the store.
+            self.store
+                .end_episode(&episode.id, EpisodeState::Expired)
+                .await?;
+            self.episodes.close(&mut episode);
+            expired += 1;
+        }
+        Ok(expired)
+    }
+
+    /// Runs `expire_idle` in the background, a few times per TTL.
+    pub fn spawn_expiry(app: &Arc<App>) -> tokio::task::JoinHandle<()> {
+        let app = app.clone();
+        let period = (app.settings.episode_ttl / 4)
+            .clamp(Duration::from_millis(50), Duration::from_secs(60));
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                if let Err(error) = app.expire_idle().await {
+                    eprintln!("warning: cannot expire idle episodes: {error}");
+                }
+            }
+        })
+    }
+}
+
+/// Parses a duration written as a number and a unit: `250ms`, `90s`, `30m`, `1h`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("expected a duration like `90s`, got `{text}`"))?;
+    let seconds = match unit.trim() {
+        "ms" => number / 1000.0,
+        "s" => number,
+        "m" => number * 60.0,
+        "h" => number * 3600.0,
+        _ => {
+            return Err(format!(
+                "expected a duration unit ms, s, m or h in `{text}`"
+            ));
+        }
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|error| format!("`{text}`: {error}"))
 }

@@ -2,11 +2,13 @@
 
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 use agentbench_sandbox::{Limits, Sandbox};
+use agentbench_server::store::Store;
 use agentbench_server::{App, ServeSettings};
 
 /// Sandboxed tool environments and a safety benchmark for tool-using LLM agents.
@@ -31,9 +33,20 @@ enum Command {
         /// The address to listen on.
         #[arg(long, env = "AGENTBENCH_ADDR", default_value = "127.0.0.1:8080")]
         addr: std::net::SocketAddr,
+        /// The database: `sqlite://PATH` (a file, created and migrated on first start) or
+        /// `postgres://USER@HOST:PORT/DB`.
+        #[arg(long, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
+        db: String,
         /// The most episodes open at once; past it, creating one answers 429.
-        #[arg(long, env = "AGENTBENCH_MAX_OPEN_EPISODES", default_value_t = 1000)]
+        #[arg(long, env = "AGENTBENCH_MAX_OPEN_EPISODES", default_value_t = 100_000)]
         max_open_episodes: usize,
+        /// The most episodes with a live sandbox instance; the least recently used beyond it
+        /// are parked as their saved state until their next action.
+        #[arg(long, env = "AGENTBENCH_MAX_HOT_EPISODES", default_value_t = 512)]
+        max_hot_episodes: usize,
+        /// An open episode idle this long expires (its record stays): `90s`, `30m`, `1h`.
+        #[arg(long, env = "AGENTBENCH_EPISODE_TTL", default_value = "1h", value_parser = agentbench_server::parse_duration)]
+        episode_ttl: std::time::Duration,
     },
 }
 
@@ -53,20 +66,36 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Envs { json } => envs(json),
         Command::Serve {
             addr,
+            db,
             max_open_episodes,
-        } => serve(addr, max_open_episodes),
+            max_hot_episodes,
+            episode_ttl,
+        } => {
+            let settings = ServeSettings {
+                max_open_episodes,
+                max_hot_episodes,
+                episode_ttl,
+                ..ServeSettings::default()
+            };
+            serve(addr, &db, settings)
+        }
     }
 }
 
-fn serve(addr: std::net::SocketAddr, max_open_episodes: usize) -> anyhow::Result<()> {
-    let sandbox = Sandbox::new(Limits::default())?;
-    let settings = ServeSettings {
-        max_open_episodes,
-        ..ServeSettings::default()
-    };
-    let app = std::sync::Arc::new(App::with_builtin_envs(&sandbox, settings)?);
+fn serve(addr: std::net::SocketAddr, db: &str, settings: ServeSettings) -> anyhow::Result<()> {
+    let limits = Limits::default();
+    // Forks and restores need instances beyond the hot pool's.
+    let most_hot = usize::try_from(limits.max_instances / 2)?;
+    anyhow::ensure!(
+        settings.max_hot_episodes <= most_hot,
+        "--max-hot-episodes must be at most {most_hot} (half the sandbox's instance limit)"
+    );
+    let sandbox = Sandbox::new(limits)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
+        let store = Store::open(db).await?;
+        let app = Arc::new(App::with_builtin_envs(&sandbox, settings, store).await?);
+        App::spawn_expiry(&app);
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;

@@ -1,0 +1,520 @@
+//! The durable record of episodes and their steps, in a SQLite file (the default) or PostgreSQL,
+//! under one schema. Every write goes through one writer task that commits in groups, and a
+//! write's future resolves only once its transaction has committed.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, Row as _};
+use tokio::sync::{mpsc, oneshot};
+
+/// The migrations, in order; each runs once per database, in its own transaction.
+const MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "episodes",
+    include_str!("../migrations/0001_episodes.sql"),
+)];
+
+/// The most writes one transaction commits.
+const MAX_GROUP: usize = 512;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("unsupported database url `{0}`: expected sqlite://PATH or postgres://...")]
+    UnsupportedUrl(String),
+    #[error("cannot open the database at `{url}`: {source}")]
+    Open {
+        url: String,
+        #[source]
+        source: sqlx::Error,
+    },
+    #[error("cannot apply migration {version} ({name}): {source}")]
+    Migrate {
+        version: i64,
+        name: &'static str,
+        #[source]
+        source: sqlx::Error,
+    },
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("a stored {what} is corrupt: {reason}")]
+    Corrupt { what: &'static str, reason: String },
+    #[error("the store's writer has stopped")]
+    WriterStopped,
+}
+
+/// Where an episode is in its life, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EpisodeState {
+    /// It takes actions (when its env is served).
+    Open,
+    /// It ended: terminated or truncated.
+    Over,
+    /// It sat idle past the server's time-to-live.
+    Expired,
+}
+
+impl EpisodeState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EpisodeState::Open => "open",
+            EpisodeState::Over => "over",
+            EpisodeState::Expired => "expired",
+        }
+    }
+
+    fn parse(text: &str) -> Result<EpisodeState, StoreError> {
+        match text {
+            "open" => Ok(EpisodeState::Open),
+            "over" => Ok(EpisodeState::Over),
+            "expired" => Ok(EpisodeState::Expired),
+            other => Err(StoreError::Corrupt {
+                what: "episode state",
+                reason: format!("unknown state `{other}`"),
+            }),
+        }
+    }
+}
+
+/// An episode's row: what it is, not its steps.
+#[derive(Debug, Clone)]
+pub struct EpisodeRow {
+    pub id: String,
+    pub env: String,
+    pub env_version: String,
+    pub env_hash: String,
+    pub seed: u64,
+    /// The task config as JSON text.
+    pub task: String,
+    /// The first observation as JSON text.
+    pub observation: String,
+    /// The episode it was forked from, and after how many of that one's steps.
+    pub forked_from: Option<(String, u32)>,
+    pub state: EpisodeState,
+    /// The outcome checks as JSON text, once over.
+    pub outcome: Option<String>,
+    pub created_ms: i64,
+}
+
+/// One recorded step.
+#[derive(Debug, Clone)]
+pub struct StepRow {
+    pub index: u32,
+    pub request_id: Option<String>,
+    /// The step record as JSON text.
+    pub record: String,
+}
+
+#[derive(Debug)]
+enum Write {
+    /// A new episode; a fork copies its parent's steps in the same transaction.
+    Create {
+        episode: Box<EpisodeRow>,
+        copy_steps_from: Option<String>,
+    },
+    /// A step, and the episode's end when the step ended it.
+    Append {
+        episode_id: String,
+        step: StepRow,
+        end: Option<(EpisodeState, Option<String>)>,
+    },
+    /// The episode ends without a step (it expired).
+    End {
+        episode_id: String,
+        state: EpisodeState,
+    },
+    Delete {
+        episode_id: String,
+    },
+}
+
+#[derive(Debug)]
+struct Pending {
+    write: Write,
+    done: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// The store: a connection pool for reads and the writer task's queue.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: AnyPool,
+    writes: mpsc::Sender<Pending>,
+}
+
+impl Store {
+    /// Opens the database at `url` (`sqlite://PATH`, created if missing, or `postgres://...`),
+    /// applies the migrations it lacks and starts the writer. Needs a tokio runtime.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let (url, sqlite) = if url.starts_with("sqlite:") {
+            (sqlite_url(url), true)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            (url.to_owned(), false)
+        } else {
+            return Err(StoreError::UnsupportedUrl(url.to_owned()));
+        };
+        let options = AnyPoolOptions::new().max_connections(if sqlite { 4 } else { 8 });
+        let options = if sqlite {
+            options.after_connect(|connection, _| {
+                Box::pin(async move {
+                    // WAL lets readers run beside the writer; FULL syncs the log on every commit,
+                    // so that a committed step survives even a power cut.
+                    sqlx::raw_sql("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;")
+                        .execute(connection)
+                        .await?;
+                    Ok(())
+                })
+            })
+        } else {
+            options
+        };
+        let pool = options
+            .connect(&url)
+            .await
+            .map_err(|source| StoreError::Open {
+                url: redact(&url),
+                source,
+            })?;
+        migrate(&pool).await?;
+        let (writes, queue) = mpsc::channel(4 * MAX_GROUP);
+        tokio::spawn(writer(pool.clone(), queue));
+        Ok(Store { pool, writes })
+    }
+
+    /// Records a new episode; a fork also copies `copy_steps_from`'s steps.
+    pub async fn create_episode(
+        &self,
+        episode: EpisodeRow,
+        copy_steps_from: Option<String>,
+    ) -> Result<(), StoreError> {
+        self.write(Write::Create {
+            episode: Box::new(episode),
+            copy_steps_from,
+        })
+        .await
+    }
+
+    /// Records a step; `end` is the episode's end state and outcome when this step ended it.
+    pub async fn append_step(
+        &self,
+        episode_id: &str,
+        step: StepRow,
+        end: Option<(EpisodeState, Option<String>)>,
+    ) -> Result<(), StoreError> {
+        self.write(Write::Append {
+            episode_id: episode_id.to_owned(),
+            step,
+            end,
+        })
+        .await
+    }
+
+    /// Marks an episode ended without a step (expired).
+    pub async fn end_episode(
+        &self,
+        episode_id: &str,
+        state: EpisodeState,
+    ) -> Result<(), StoreError> {
+        self.write(Write::End {
+            episode_id: episode_id.to_owned(),
+            state,
+        })
+        .await
+    }
+
+    /// Deletes an episode and its steps.
+    pub async fn delete_episode(&self, episode_id: &str) -> Result<(), StoreError> {
+        self.write(Write::Delete {
+            episode_id: episode_id.to_owned(),
+        })
+        .await
+    }
+
+    async fn write(&self, write: Write) -> Result<(), StoreError> {
+        let (done, committed) = oneshot::channel();
+        self.writes
+            .send(Pending { write, done })
+            .await
+            .map_err(|_| StoreError::WriterStopped)?;
+        committed.await.map_err(|_| StoreError::WriterStopped)?
+    }
+
+    pub async fn episode(&self, id: &str) -> Result<Option<EpisodeRow>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, env, env_version, env_hash, seed, task, observation, forked_from, \
+             forked_after, state, outcome, created_ms FROM episodes WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| episode_row(&row)).transpose()
+    }
+
+    /// The episodes still open, oldest first.
+    pub async fn open_episodes(&self) -> Result<Vec<EpisodeRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, env, env_version, env_hash, seed, task, observation, forked_from, \
+             forked_after, state, outcome, created_ms FROM episodes WHERE state = 'open' \
+             ORDER BY created_ms",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(episode_row).collect()
+    }
+
+    /// An episode's steps in order.
+    pub async fn steps(&self, episode_id: &str) -> Result<Vec<StepRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT idx, request_id, record FROM steps WHERE episode_id = $1 ORDER BY idx",
+        )
+        .bind(episode_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(step_row).collect()
+    }
+
+    /// The step a request id produced, if any.
+    pub async fn step_by_request(
+        &self,
+        episode_id: &str,
+        request_id: &str,
+    ) -> Result<Option<StepRow>, StoreError> {
+        let row = sqlx::query(
+            "SELECT idx, request_id, record FROM steps WHERE episode_id = $1 AND request_id = $2",
+        )
+        .bind(episode_id)
+        .bind(request_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(step_row).transpose()
+    }
+}
+
+/// Adds `mode=rwc` (create the file if missing) unless the url sets a mode.
+fn sqlite_url(url: &str) -> String {
+    if url.contains("mode=") {
+        url.to_owned()
+    } else if url.contains('?') {
+        format!("{url}&mode=rwc")
+    } else {
+        format!("{url}?mode=rwc")
+    }
+}
+
+/// The url without its password, for messages.
+fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => match rest[..at].split_once(':') {
+            Some((user, _)) => format!("{scheme}://{user}:***{}", &rest[at..]),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+async fn migrate(pool: &AnyPool) -> Result<(), StoreError> {
+    sqlx::raw_sql(
+        "CREATE TABLE IF NOT EXISTS agentbench_migrations (\
+         version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_ms BIGINT NOT NULL)",
+    )
+    .execute(pool)
+    .await?;
+    let applied: Vec<i64> = sqlx::query("SELECT version FROM agentbench_migrations")
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(|row| row.try_get(0))
+        .collect::<Result<_, _>>()?;
+    for &(version, name, sql) in MIGRATIONS {
+        if applied.contains(&version) {
+            continue;
+        }
+        let failed = |source| StoreError::Migrate {
+            version,
+            name,
+            source,
+        };
+        let mut tx = pool.begin().await.map_err(failed)?;
+        sqlx::raw_sql(sql).execute(&mut *tx).await.map_err(failed)?;
+        sqlx::query(
+            "INSERT INTO agentbench_migrations (version, name, applied_ms) VALUES ($1, $2, $3)",
+        )
+        .bind(version)
+        .bind(name)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await
+        .map_err(failed)?;
+        tx.commit().await.map_err(failed)?;
+    }
+    Ok(())
+}
+
+/// Commits queued writes in groups: everything queued while one transaction commits goes into
+/// the next. When a group fails, its writes are retried one by one so that one bad write fails
+/// alone.
+async fn writer(pool: AnyPool, mut queue: mpsc::Receiver<Pending>) {
+    let mut group = Vec::with_capacity(MAX_GROUP);
+    while queue.recv_many(&mut group, MAX_GROUP).await > 0 {
+        let writes: Vec<&Write> = group.iter().map(|pending| &pending.write).collect();
+        let committed = commit(&pool, &writes).await;
+        drop(writes);
+        match committed {
+            Err(error) if group.len() == 1 => {
+                let pending = group.pop().expect("a group of one");
+                let _ = pending.done.send(Err(error));
+            }
+            Err(_) => {
+                for pending in group.drain(..) {
+                    let result = commit(&pool, &[&pending.write]).await;
+                    let _ = pending.done.send(result);
+                }
+            }
+            Ok(()) => {
+                for pending in group.drain(..) {
+                    let _ = pending.done.send(Ok(()));
+                }
+            }
+        }
+    }
+}
+
+async fn commit(pool: &AnyPool, writes: &[&Write]) -> Result<(), StoreError> {
+    let mut tx = pool.begin().await?;
+    for write in writes {
+        apply(&mut tx, write).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+async fn apply(tx: &mut sqlx::Transaction<'_, sqlx::Any>, write: &Write) -> Result<(), StoreError> {
+    match write {
+        Write::Create {
+            episode,
+            copy_steps_from,
+        } => {
+            let (forked_from, forked_after) = match &episode.forked_from {
+                Some((parent, after)) => (Some(parent.as_str()), Some(i64::from(*after))),
+                None => (None, None),
+            };
+            sqlx::query(
+                "INSERT INTO episodes (id, env, env_version, env_hash, seed, task, observation, \
+                 forked_from, forked_after, state, outcome, created_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+            )
+            .bind(&episode.id)
+            .bind(&episode.env)
+            .bind(&episode.env_version)
+            .bind(&episode.env_hash)
+            .bind(episode.seed.cast_signed())
+            .bind(&episode.task)
+            .bind(&episode.observation)
+            .bind(forked_from)
+            .bind(forked_after)
+            .bind(episode.state.as_str())
+            .bind(episode.outcome.as_deref())
+            .bind(episode.created_ms)
+            .execute(&mut **tx)
+            .await?;
+            if let Some(parent) = copy_steps_from {
+                sqlx::query(
+                    "INSERT INTO steps (episode_id, idx, request_id, record) \
+                     SELECT $1, idx, NULL, record FROM steps WHERE episode_id = $2",
+                )
+                .bind(&episode.id)
+                .bind(parent)
+                .execute(&mut **tx)
+                .await?;
+            }
+        }
+        Write::Append {
+            episode_id,
+            step,
+            end,
+        } => {
+            sqlx::query(
+                "INSERT INTO steps (episode_id, idx, request_id, record) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(episode_id)
+            .bind(i64::from(step.index))
+            .bind(step.request_id.as_deref())
+            .bind(&step.record)
+            .execute(&mut **tx)
+            .await?;
+            if let Some((state, outcome)) = end {
+                sqlx::query(
+                    "UPDATE episodes SET state = $1, outcome = $2, ended_ms = $3 WHERE id = $4",
+                )
+                .bind(state.as_str())
+                .bind(outcome.as_deref())
+                .bind(now_ms())
+                .bind(episode_id)
+                .execute(&mut **tx)
+                .await?;
+            }
+        }
+        Write::End { episode_id, state } => {
+            sqlx::query("UPDATE episodes SET state = $1, ended_ms = $2 WHERE id = $3")
+                .bind(state.as_str())
+                .bind(now_ms())
+                .bind(episode_id)
+                .execute(&mut **tx)
+                .await?;
+        }
+        Write::Delete { episode_id } => {
+            sqlx::query("DELETE FROM steps WHERE episode_id = $1")
+                .bind(episode_id)
+                .execute(&mut **tx)
+                .await?;
+            sqlx::query("DELETE FROM episodes WHERE id = $1")
+                .bind(episode_id)
+                .execute(&mut **tx)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+fn episode_row(row: &AnyRow) -> Result<EpisodeRow, StoreError> {
+    let forked_from: Option<String> = row.try_get("forked_from")?;
+    let forked_after: Option<i64> = row.try_get("forked_after")?;
+    let state: String = row.try_get("state")?;
+    Ok(EpisodeRow {
+        id: row.try_get("id")?,
+        env: row.try_get("env")?,
+        env_version: row.try_get("env_version")?,
+        env_hash: row.try_get("env_hash")?,
+        seed: row.try_get::<i64, _>("seed")?.cast_unsigned(),
+        task: row.try_get("task")?,
+        observation: row.try_get("observation")?,
+        forked_from: forked_from.zip(forked_after.map(index)),
+        state: EpisodeState::parse(&state)?,
+        outcome: row.try_get("outcome")?,
+        created_ms: row.try_get("created_ms")?,
+    })
+}
+
+fn step_row(row: &AnyRow) -> Result<StepRow, StoreError> {
+    Ok(StepRow {
+        index: index(row.try_get("idx")?),
+        request_id: row.try_get("request_id")?,
+        record: row.try_get("record")?,
+    })
+}
+
+fn index(value: i64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
+        })
+}
