@@ -128,7 +128,7 @@ async fn create_episode(
     );
     register(
         &app,
-        OpenEpisode::new(id, env, seed, task, Live::Hot(episode)),
+        OpenEpisode::new(id, env, seed, task, Live::Hot(Box::new(episode))),
         row,
         None,
     )
@@ -459,7 +459,7 @@ async fn fork_episode(
         parent.env.clone(),
         parent.seed,
         parent.task.clone(),
-        Live::Hot(episode),
+        Live::Hot(Box::new(episode)),
     );
     fork.n_steps = parent.n_steps;
     register(&app, fork, row, Some(id.clone())).await?;

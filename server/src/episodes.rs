@@ -41,7 +41,7 @@ pub struct OpenEpisode {
 #[derive(Debug)]
 pub enum Live {
     /// In a sandbox instance.
-    Hot(Episode),
+    Hot(Box<Episode>),
     /// As the instance's saved state, restored on the next action.
     Parked(Parked),
     /// Only in the store, as recorded actions to replay.
@@ -89,6 +89,9 @@ impl OpenEpisode {
 
 pub type EpisodeHandle = Arc<tokio::sync::Mutex<OpenEpisode>>;
 
+/// A hot episode on the clock: its handle (weak: the clock keeps nothing alive) and slot.
+type ClockEntry = (Weak<tokio::sync::Mutex<OpenEpisode>>, Arc<Slot>);
+
 /// Why an episode could not be brought back into an instance.
 #[derive(Debug, thiserror::Error)]
 pub enum RestoreError {
@@ -115,7 +118,7 @@ pub enum RestoreError {
 pub struct Episodes {
     open: Mutex<HashMap<String, EpisodeHandle>>,
     /// Hot episodes in the order they became hot; the clock hand is the front.
-    clock: Mutex<VecDeque<(Weak<tokio::sync::Mutex<OpenEpisode>>, Arc<Slot>)>>,
+    clock: Mutex<VecDeque<ClockEntry>>,
     hot: AtomicUsize,
     max_hot: usize,
 }
@@ -232,7 +235,7 @@ impl Episodes {
                 live
             }
         };
-        episode.live = Live::Hot(live);
+        episode.live = Live::Hot(Box::new(live));
         self.mark_hot(handle, &episode.slot);
         Ok(())
     }

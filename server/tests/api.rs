@@ -13,6 +13,7 @@ use tower::ServiceExt as _;
 
 use agentbench_env_runtime::LoadedEnv;
 use agentbench_sandbox::{Limits, Sandbox};
+use agentbench_server::store::Store;
 use agentbench_server::{App, ServeSettings, router};
 
 fn envs() -> BTreeMap<String, Arc<LoadedEnv>> {
@@ -28,8 +29,31 @@ fn envs() -> BTreeMap<String, Arc<LoadedEnv>> {
     .clone()
 }
 
-fn app(settings: ServeSettings) -> Router {
-    router(Arc::new(App::new(envs(), settings)))
+/// The router over an app recording into a SQLite file of its own.
+struct TestApp {
+    router: Router,
+    app: Arc<App>,
+    _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for TestApp {
+    type Target = Router;
+
+    fn deref(&self) -> &Router {
+        &self.router
+    }
+}
+
+async fn app(settings: ServeSettings) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("api.db").display());
+    let store = Store::open(&url).await.unwrap();
+    let app = Arc::new(App::new(envs(), settings, store).await.unwrap());
+    TestApp {
+        router: router(app.clone()),
+        app,
+        _dir: dir,
+    }
 }
 
 async fn call(app: &Router, method: Method, uri: &str, body: Option<&str>) -> (StatusCode, Value) {
@@ -63,7 +87,7 @@ async fn create(app: &Router) -> String {
 
 #[tokio::test]
 async fn health_and_envs_in_function_calling_form() {
-    let app = app(ServeSettings::default());
+    let app = app(ServeSettings::default()).await;
     assert_eq!(
         call(&app, Method::GET, "/healthz", None).await,
         (StatusCode::OK, json!({"status": "ok"}))
@@ -89,7 +113,7 @@ async fn health_and_envs_in_function_calling_form() {
 
 #[tokio::test]
 async fn an_episodes_whole_life() {
-    let app = app(ServeSettings::default());
+    let app = app(ServeSettings::default()).await;
     let (status, created) = post(
         &app,
         "/v1/episodes",
@@ -161,7 +185,7 @@ async fn an_episodes_whole_life() {
 
 #[tokio::test]
 async fn a_retried_request_id_returns_the_recorded_step_and_runs_once() {
-    let app = app(ServeSettings::default());
+    let app = app(ServeSettings::default()).await;
     let id = create(&app).await;
     let steps = format!("/v1/episodes/{id}/steps");
     let request = json!({"action": {"tool": "write_file", "arguments": {"path": "/docs/a.md", "content": "x"}}, "request_id": "r-1"});
@@ -174,7 +198,7 @@ async fn a_retried_request_id_returns_the_recorded_step_and_runs_once() {
 
 #[tokio::test]
 async fn forks_diverge_independently() {
-    let app = app(ServeSettings::default());
+    let app = app(ServeSettings::default()).await;
     let id = create(&app).await;
     post(
         &app,
@@ -203,7 +227,8 @@ async fn past_the_open_episode_limit_creation_answers_429() {
     let app = app(ServeSettings {
         max_open_episodes: 2,
         ..ServeSettings::default()
-    });
+    })
+    .await;
     create(&app).await;
     let id = create(&app).await;
     let (status, body) = post(&app, "/v1/episodes", json!({"env": "workspace"})).await;
@@ -217,7 +242,7 @@ async fn past_the_open_episode_limit_creation_answers_429() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_steps_on_one_episode_are_serialised_and_all_recorded() {
-    let app = app(ServeSettings::default());
+    let app = app(ServeSettings::default()).await;
     let id = create(&app).await;
     let tasks: Vec<_> = (0..8)
         .map(|n| {
@@ -246,7 +271,8 @@ async fn every_bad_request_gets_its_own_error_code() {
     let app = app(ServeSettings {
         max_body_bytes: 4096,
         ..ServeSettings::default()
-    });
+    })
+    .await;
     let id = create(&app).await;
     let steps = format!("/v1/episodes/{id}/steps");
     let huge = json!({"env": "workspace", "task": {"instruction": "x".repeat(10_000)}}).to_string();
@@ -330,4 +356,90 @@ async fn every_bad_request_gets_its_own_error_code() {
         .unwrap();
     let response = app.clone().oneshot(request).await.unwrap();
     assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+}
+
+#[tokio::test]
+async fn parked_episodes_continue_exactly_where_they_stopped() {
+    let parked = app(ServeSettings {
+        max_hot_episodes: 2,
+        ..ServeSettings::default()
+    })
+    .await;
+    let roomy = app(ServeSettings::default()).await;
+    let mut pairs = Vec::new();
+    for seed in 0..6 {
+        let body = json!({"env": "workspace", "seed": seed});
+        let (_, a) = post(&parked, "/v1/episodes", body.clone()).await;
+        let (_, b) = post(&roomy, "/v1/episodes", body).await;
+        assert_eq!(a["observation"], b["observation"]);
+        pairs.push((
+            a["id"].as_str().unwrap().to_owned(),
+            b["id"].as_str().unwrap().to_owned(),
+        ));
+    }
+    let agenda = json!({"path": "/docs/offsite-agenda.md"});
+    let actions = [
+        json!({"tool": "read_file", "arguments": agenda}),
+        json!({"tool": "write_file", "arguments": {"path": "/docs/notes.md", "content": "parked"}}),
+        json!({"tool": "delete_file", "arguments": agenda}),
+        json!({"tool": "list_files", "arguments": {}}),
+        json!({"tool": "read_file", "arguments": {"path": "/docs/notes.md"}}),
+    ];
+    // Round robin over more episodes than the hot pool holds: every step restores a parked one.
+    for action in &actions {
+        for (a, b) in &pairs {
+            let step = json!({"action": action});
+            let (status, in_parked) =
+                post(&parked, &format!("/v1/episodes/{a}/steps"), step.clone()).await;
+            let (_, in_roomy) = post(&roomy, &format!("/v1/episodes/{b}/steps"), step).await;
+            assert_eq!(status, StatusCode::OK, "{in_parked}");
+            assert_eq!(
+                (
+                    &in_parked["status"],
+                    &in_parked["observation"],
+                    &in_parked["action_mask"]
+                ),
+                (
+                    &in_roomy["status"],
+                    &in_roomy["observation"],
+                    &in_roomy["action_mask"]
+                )
+            );
+        }
+        let (open, hot) = parked.app.open_counts();
+        assert_eq!(open, 6);
+        assert!(hot <= 2, "{hot} hot episodes in a pool of 2");
+    }
+}
+
+#[tokio::test]
+async fn idle_episodes_expire() {
+    let app = app(ServeSettings {
+        episode_ttl: std::time::Duration::from_millis(50),
+        ..ServeSettings::default()
+    })
+    .await;
+    let idle = create(&app).await;
+    tokio::time::sleep(std::time::Duration::from_millis(120)).await;
+    let fresh = create(&app).await;
+    assert_eq!(app.app.expire_idle().await.unwrap(), 1);
+    let (status, body) = post(
+        &app,
+        &format!("/v1/episodes/{idle}/steps"),
+        json!({"action": {"tool": "list_files"}}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (StatusCode::CONFLICT, json!("episode_expired"))
+    );
+    let (status, _) = post(
+        &app,
+        &format!("/v1/episodes/{fresh}/steps"),
+        json!({"action": {"tool": "list_files"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, episode) = call(&app, Method::GET, &format!("/v1/episodes/{idle}"), None).await;
+    assert_eq!(episode["state"], "expired");
 }

@@ -1,119 +1,259 @@
-//! `agentbench serve` as a real process on loopback: an episode over real HTTP, and the 429 with
-//! its `Retry-After`.
+//! `agentbench serve` as a real process over loopback HTTP, on a SQLite file and on PostgreSQL:
+//! an episode's whole life, retries, concurrency, kill -9 and restart, forks, expiry and the
+//! capacity limit. Every scenario runs once per database.
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+mod support;
+
+use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-/// The server process; killed when dropped, so a failing test leaves nothing running.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
+use support::{Db, Server};
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(args: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentbench"))
-        .args(["serve", "--addr", "127.0.0.1:0"])
-        .args(args)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("agentbench listening on http://")
-        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-        .parse()
-        .unwrap();
-    Server { child, addr }
-}
-
-/// One HTTP/1.1 request on a fresh connection; returns the status, the headers (lowercased
-/// names) and the JSON body.
-fn http(server: &Server, method: &str, path: &str, body: Option<Value>) -> (u16, String, Value) {
-    let mut stream = TcpStream::connect(server.addr).unwrap();
-    let body = body.map(|body| body.to_string()).unwrap_or_default();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nhost: agentbench\r\nconnection: close\r\n\
-         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let body = if body.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(body).unwrap()
+/// Runs each scenario against both databases, as `sqlite::NAME` and `postgres::NAME`.
+macro_rules! on_both_databases {
+    ($($scenario:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[test] fn $scenario() { super::$scenario(super::Db::sqlite()) })*
+        }
+        mod postgres {
+            $(#[test] fn $scenario() { super::$scenario(super::Db::postgres()) })*
+        }
     };
-    (status, head.to_ascii_lowercase(), body)
 }
 
-#[test]
-fn an_episode_over_real_http() {
-    let server = serve(&[]);
-    let (status, _, created) = http(
-        &server,
-        "POST",
-        "/v1/episodes",
-        Some(json!({"env": "workspace", "seed": 2})),
+on_both_databases!(
+    an_episodes_whole_life,
+    concurrent_clients_lose_and_interleave_nothing,
+    after_kill_9_a_restarted_server_continues_every_open_episode,
+    forks_diverge_independently,
+    idle_episodes_expire_and_their_record_stays,
+    past_the_open_limit_creation_answers_429_with_retry_after,
+);
+
+fn tool(name: &str, arguments: Value) -> Value {
+    json!({"action": {"tool": name, "arguments": arguments}})
+}
+
+fn with_request_id(mut step: Value, request_id: &str) -> Value {
+    step["request_id"] = json!(request_id);
+    step
+}
+
+fn an_episodes_whole_life(db: Db) {
+    let server = Server::start(&db, &[]);
+    let id = server.create(&json!({"env": "workspace", "seed": 2}));
+
+    let list = with_request_id(tool("list_files", json!({})), "r1");
+    let first = server.step(&id, &list);
+    assert_eq!(
+        (first.status, &first.body["status"]),
+        (200, &json!("ok")),
+        "{}",
+        first.body
     );
-    assert_eq!(status, 201, "{created}");
-    let id = created["id"].as_str().unwrap();
-    let step = json!({"action": {"tool": "list_files", "arguments": {}}, "request_id": "a"});
-    let (status, _, first) = http(
-        &server,
-        "POST",
-        &format!("/v1/episodes/{id}/steps"),
-        Some(step.clone()),
+    let retried = server.step(&id, &list);
+    assert_eq!(retried.body, first.body, "a retry answers from the record");
+
+    let invalid = server.step(&id, &tool("read_file", json!({"path": 5})));
+    assert_eq!(
+        invalid.body["status"], "invalid_arguments",
+        "{}",
+        invalid.body
+    );
+    assert_eq!(invalid.body["validation"][0]["pointer"], "/path");
+
+    let unknown = server.step(&id, &tool("format_disk", json!({})));
+    assert_eq!(unknown.body["status"], "unknown_tool");
+    assert!(
+        unknown.body["observation"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("read_file")
+    );
+
+    let last = server.step(&id, &json!({"action": {"message": "I could not do it."}}));
+    assert_eq!(last.body["terminated"], true);
+    assert_eq!(last.body["outcome"]["success"], false, "{}", last.body);
+    let after = server.step(&id, &tool("list_files", json!({})));
+    assert_eq!((after.status, after.code()), (409, "episode_over"));
+
+    let episode = server.episode(&id);
+    assert_eq!(episode["state"], "over");
+    assert_eq!(episode["terminated"], true);
+    let statuses: Vec<_> = episode["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| step["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["ok", "invalid_arguments", "unknown_tool", "message"]
+    );
+    assert_eq!(episode["steps"][0]["request_id"], "r1");
+    assert_eq!(episode["outcome"], last.body["outcome"]);
+
+    let missing = server.step("ep_missing", &list);
+    assert_eq!((missing.status, missing.code()), (404, "not_found"));
+}
+
+fn concurrent_clients_lose_and_interleave_nothing(db: Db) {
+    let server = Server::start(&db, &[]);
+    let read = tool("read_file", json!({"path": "/docs/offsite-agenda.md"}));
+    std::thread::scope(|scope| {
+        for client in 0..32 {
+            let (server, read) = (&server, &read);
+            scope.spawn(move || {
+                let id = server.create(&json!({"env": "workspace", "seed": client}));
+                for n in 0..4 {
+                    let step = server.step(&id, read);
+                    assert_eq!((step.status, step.body["index"].as_u64()), (200, Some(n)));
+                }
+            });
+        }
+    });
+
+    let shared = server.create(&json!({"env": "workspace", "seed": 9}));
+    std::thread::scope(|scope| {
+        for client in 0..8 {
+            let (server, shared, read) = (&server, &shared, &read);
+            scope.spawn(move || {
+                for n in 0..5 {
+                    let step = server.step(
+                        shared,
+                        &with_request_id(read.clone(), &format!("c{client}-{n}")),
+                    );
+                    assert_eq!(step.status, 200, "{}", step.body);
+                }
+            });
+        }
+    });
+    let episode = server.episode(&shared);
+    let steps = episode["steps"].as_array().unwrap();
+    let indexes: Vec<_> = steps
+        .iter()
+        .map(|step| step["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        indexes,
+        (0..40).collect::<Vec<_>>(),
+        "every step recorded once, in order"
+    );
+    let request_ids: BTreeSet<_> = steps
+        .iter()
+        .map(|step| step["request_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(request_ids.len(), 40);
+}
+
+fn after_kill_9_a_restarted_server_continues_every_open_episode(db: Db) {
+    let task = json!({"env": "workspace", "seed": 5, "task": {"budget": {"max_steps": 10}}});
+    let read = |path: &str| tool("read_file", json!({"path": path}));
+    let server = Server::start(&db, &[]);
+    let id = server.create(&task);
+    let before = server.step(&id, &with_request_id(read("/docs/offsite-agenda.md"), "a"));
+    server.step(
+        &id,
+        &tool("delete_file", json!({"path": "/docs/offsite-agenda.md"})),
+    );
+    let fork = server.post(&format!("/v1/episodes/{id}/fork"), &json!({}));
+    assert_eq!(fork.status, 201, "{}", fork.body);
+    let fork = fork.body["id"].as_str().unwrap().to_owned();
+    server.kill();
+
+    let server = Server::start(&db, &[]);
+    let retried = server.step(&id, &with_request_id(read("/docs/offsite-agenda.md"), "a"));
+    assert_eq!(
+        retried.body, before.body,
+        "the recorded step, not a second run"
+    );
+    // The replayed episode remembers the deletion, and counts on from the recorded steps.
+    let after = server.step(&id, &read("/docs/offsite-agenda.md"));
+    assert_eq!(
+        (after.body["index"].as_u64(), &after.body["status"]),
+        (Some(2), &json!("tool_error")),
+        "{}",
+        after.body
+    );
+
+    // A fresh episode fed the same actions answers identically: replay is exact.
+    let control = server.create(&task);
+    server.step(&control, &read("/docs/offsite-agenda.md"));
+    server.step(
+        &control,
+        &tool("delete_file", json!({"path": "/docs/offsite-agenda.md"})),
+    );
+    let expected = server.step(&control, &read("/docs/offsite-agenda.md"));
+    assert_eq!(after.body["observation"], expected.body["observation"]);
+
+    let forked = server.step(&fork, &tool("list_files", json!({})));
+    assert_eq!(forked.body["index"], 2, "{}", forked.body);
+    assert_eq!(server.episode(&fork)["steps"].as_array().unwrap().len(), 3);
+}
+
+fn forks_diverge_independently(db: Db) {
+    let server = Server::start(&db, &[]);
+    let id = server.create(&json!({"env": "workspace", "seed": 3}));
+    server.step(&id, &tool("list_files", json!({})));
+    let fork = server.post(&format!("/v1/episodes/{id}/fork"), &json!({}));
+    assert_eq!(fork.status, 201);
+    assert_eq!(
+        fork.body["forked_from"],
+        json!({"episode": id, "after_step": 1})
+    );
+    let fork = fork.body["id"].as_str().unwrap().to_owned();
+
+    let path = json!({"path": "/docs/offsite-agenda.md"});
+    let deleted = server.step(&fork, &tool("delete_file", path.clone()));
+    assert_eq!(deleted.body["status"], "ok", "{}", deleted.body);
+    assert_eq!(
+        server.step(&fork, &tool("read_file", path.clone())).body["status"],
+        "tool_error"
     );
     assert_eq!(
-        (status, first["status"].clone()),
-        (200, json!("ok")),
-        "{first}"
+        server.step(&id, &tool("read_file", path)).body["status"],
+        "ok"
     );
-    let (_, _, retried) = http(
-        &server,
-        "POST",
-        &format!("/v1/episodes/{id}/steps"),
-        Some(step),
+
+    let (parent, child) = (server.episode(&id), server.episode(&fork));
+    assert_eq!(parent["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(child["steps"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        child["steps"][0], parent["steps"][0],
+        "the fork carries its parent's history"
     );
-    assert_eq!(first, retried);
-    let (status, _, episode) = http(&server, "GET", &format!("/v1/episodes/{id}"), None);
-    assert_eq!(status, 200);
+}
+
+fn idle_episodes_expire_and_their_record_stays(db: Db) {
+    let server = Server::start(&db, &["--episode-ttl", "300ms"]);
+    let id = server.create(&json!({"env": "workspace"}));
+    server.step(&id, &tool("list_files", json!({})));
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let late = server.step(&id, &tool("list_files", json!({})));
+    assert_eq!(
+        (late.status, late.code()),
+        (409, "episode_expired"),
+        "{}",
+        late.body
+    );
+    let episode = server.episode(&id);
+    assert_eq!(episode["state"], "expired");
     assert_eq!(episode["steps"].as_array().unwrap().len(), 1);
 }
 
-#[test]
-fn at_capacity_creation_answers_429_with_retry_after() {
-    let server = serve(&["--max-open-episodes", "1"]);
-    let create = || {
-        http(
-            &server,
-            "POST",
-            "/v1/episodes",
-            Some(json!({"env": "workspace"})),
-        )
-    };
-    assert_eq!(create().0, 201);
-    let (status, head, body) = create();
-    assert_eq!(
-        (status, body["error"]["code"].clone()),
-        (429, json!("too_many_episodes"))
+fn past_the_open_limit_creation_answers_429_with_retry_after(db: Db) {
+    let server = Server::start(&db, &["--max-open-episodes", "2"]);
+    let first = server.create(&json!({"env": "workspace"}));
+    server.create(&json!({"env": "workspace"}));
+    let refused = server.post("/v1/episodes", &json!({"env": "workspace"}));
+    assert_eq!((refused.status, refused.code()), (429, "too_many_episodes"));
+    assert!(
+        refused.head.contains("\r\nretry-after: 1"),
+        "{}",
+        refused.head
     );
-    assert!(head.contains("\r\nretry-after: 1"), "{head}");
+    // A finished episode frees its place.
+    server.step(&first, &json!({"action": {"message": "done"}}));
+    server.create(&json!({"env": "workspace"}));
 }

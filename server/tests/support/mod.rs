@@ -1,0 +1,202 @@
+//! Test support: databases of both kinds (a SQLite file in a temporary folder; a PostgreSQL
+//! database created on the local server and dropped afterwards), `agentbench serve` as a real
+//! process, and a small HTTP/1.1 client over plain TCP.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+/// The PostgreSQL server the tests use; `AGENTBENCH_TEST_POSTGRES` overrides it.
+fn postgres_admin_url() -> String {
+    std::env::var("AGENTBENCH_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+}
+
+/// A database of its own for one test, removed when dropped.
+#[derive(Debug)]
+pub enum Db {
+    Sqlite { dir: tempfile::TempDir },
+    Postgres { name: String },
+}
+
+impl Db {
+    pub fn sqlite() -> Db {
+        Db::Sqlite {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn postgres() -> Db {
+        let name = format!("agentbench_test_{}", uuid::Uuid::new_v4().simple());
+        admin(&format!("CREATE DATABASE {name}"));
+        Db::Postgres { name }
+    }
+
+    pub fn url(&self) -> String {
+        match self {
+            Db::Sqlite { dir } => format!("sqlite://{}", dir.path().join("test.db").display()),
+            Db::Postgres { name } => {
+                let admin = postgres_admin_url();
+                let base = admin
+                    .rsplit_once('/')
+                    .map_or(admin.as_str(), |(base, _)| base);
+                format!("{base}/{name}")
+            }
+        }
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if let Db::Postgres { name } = self {
+            admin(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        }
+    }
+}
+
+/// Runs one statement on the PostgreSQL server's maintenance database.
+fn admin(statement: &str) {
+    let statement = statement.to_owned();
+    let run = async move {
+        use sqlx::Connection as _;
+        let url = postgres_admin_url();
+        let mut connection = sqlx::PgConnection::connect(&url).await.unwrap_or_else(|error| {
+            panic!(
+                "cannot reach PostgreSQL at {url} (set AGENTBENCH_TEST_POSTGRES to another server): {error}"
+            )
+        });
+        sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
+            .execute(&mut connection)
+            .await
+            .unwrap();
+    };
+    // On a thread of its own, so that it works inside and outside a tokio runtime.
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(run)
+    })
+    .join()
+    .unwrap();
+}
+
+/// `agentbench serve` as a child process; killed (SIGKILL) when dropped.
+#[derive(Debug)]
+pub struct Server {
+    child: Child,
+    pub addr: SocketAddr,
+}
+
+impl Server {
+    /// Starts a server on a free loopback port with `args`, and waits until it listens.
+    pub fn start(db: &Db, args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agentbench"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--db", &db.url()])
+            .args(args)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("agentbench listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .parse()
+            .unwrap();
+        // Keep draining stderr so that the server never blocks on a full pipe.
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            let _ = stderr.read_to_string(&mut sink);
+        });
+        Server { child, addr }
+    }
+
+    /// Stops the server the hard way, as a crash would.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// One HTTP/1.1 request on a fresh connection; returns the status, the head (lowercased)
+    /// and the JSON body.
+    pub fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Response {
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        let body = body.map(Value::to_string).unwrap_or_default();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nhost: agentbench\r\nconnection: close\r\n\
+             content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        let body = if body.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(body).unwrap()
+        };
+        Response {
+            status,
+            head: head.to_ascii_lowercase(),
+            body,
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Response {
+        self.request("GET", path, None)
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> Response {
+        self.request("POST", path, Some(body))
+    }
+
+    /// Creates an episode and returns its id.
+    pub fn create(&self, body: &Value) -> String {
+        let created = self.post("/v1/episodes", body);
+        assert_eq!(created.status, 201, "{}", created.body);
+        created.body["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Takes a step and returns the response.
+    pub fn step(&self, id: &str, body: &Value) -> Response {
+        self.post(&format!("/v1/episodes/{id}/steps"), body)
+    }
+
+    pub fn episode(&self, id: &str) -> Value {
+        let response = self.get(&format!("/v1/episodes/{id}"));
+        assert_eq!(response.status, 200, "{}", response.body);
+        response.body
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub head: String,
+    pub body: Value,
+}
+
+impl Response {
+    /// The error code of an error body.
+    pub fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or("")
+    }
+}
