@@ -4,13 +4,16 @@ use std::sync::Arc;
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderName, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use tower::ServiceBuilder;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 use agentbench_env_runtime::{Action, Episode, LoadedEnv, StepRecord};
 
@@ -35,7 +38,41 @@ pub fn router(app: Arc<App>) -> Router {
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body_bytes))
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
+                .layer(
+                    TraceLayer::new_for_http()
+                        .make_span_with(request_span)
+                        .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
+                )
+                .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone())),
+        )
         .with_state(app)
+}
+
+/// The header that carries a request's id: the client's when it sends one, else a fresh UUID;
+/// echoed in the response and named in the request's tracing span.
+static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+fn request_span(request: &Request<axum::body::Body>) -> tracing::Span {
+    let id = request
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    tracing::info_span!(
+        "request",
+        id,
+        method = %request.method(),
+        path = %request.uri().path(),
+        episode = tracing::field::Empty,
+    )
+}
+
+/// Names the episode in the current request's span.
+fn record_episode(id: &str) {
+    tracing::Span::current().record("episode", id);
 }
 
 async fn healthz() -> Json<Value> {
@@ -111,6 +148,7 @@ async fn create_episode(
         Episode::start(env.clone(), seed, &task)
     })?;
     let id = new_episode_id();
+    record_episode(&id);
     let body = episode_created(&EpisodeCreated {
         id: &id,
         episode: &episode,
@@ -238,6 +276,7 @@ async fn step_episode(
     body: Body<StepRequest>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body?;
+    record_episode(&id);
     let Some(handle) = app.episodes.get(&id) else {
         return answer_from_store(&app, &id, request.request_id.as_deref()).await;
     };

@@ -58,7 +58,7 @@ impl ApiError {
 
     /// A failure whose cause the client must not see; it is logged instead.
     pub fn internal(error: impl std::fmt::Display) -> ApiError {
-        eprintln!("internal error: {error}");
+        tracing::error!(%error, "internal error");
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",
@@ -132,7 +132,7 @@ impl From<RuntimeError> for ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> ApiError {
-        eprintln!("store error: {error}");
+        tracing::error!(%error, "store error");
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "store_unavailable",

@@ -64,9 +64,10 @@ impl App {
         let episodes = Episodes::new(settings.max_hot_episodes);
         for row in store.open_episodes().await? {
             let Some(env) = envs.get(&row.env) else {
-                eprintln!(
-                    "warning: episode {} stays closed: its env `{}` is not served",
-                    row.id, row.env
+                tracing::warn!(
+                    episode = row.id,
+                    env = row.env,
+                    "an open episode stays closed: its env is not served"
                 );
                 continue;
             };
@@ -138,7 +139,7 @@ impl App {
             loop {
                 ticks.tick().await;
                 if let Err(error) = app.expire_idle().await {
-                    eprintln!("warning: cannot expire idle episodes: {error}");
+                    tracing::warn!(%error, "cannot expire idle episodes");
                 }
             }
         })

@@ -52,6 +52,14 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Logs go to stderr; `AGENTBENCH_LOG` filters them (`info` shows every request's span).
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("AGENTBENCH_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -54,6 +54,12 @@ fn an_episodes_whole_life(db: Db) {
     );
     let retried = server.step(&id, &list);
     assert_eq!(retried.body, first.body, "a retry answers from the record");
+    let request_ids: Vec<_> = [&first, &retried]
+        .iter()
+        .filter_map(|response| response.header("x-request-id"))
+        .collect();
+    assert_eq!(request_ids.len(), 2, "every response names its request");
+    assert_ne!(request_ids[0], request_ids[1]);
 
     let invalid = server.step(&id, &tool("read_file", json!({"path": 5})));
     assert_eq!(
