@@ -58,7 +58,7 @@ pub enum StepStatus {
 }
 
 /// The result of the `evaluate` export: the env's own outcome checks on the episode so far.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Outcome {
     /// Every success check passed.
@@ -93,7 +93,7 @@ impl Outcome {
 }
 
 /// One named outcome check.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
     pub name: String,
@@ -104,7 +104,7 @@ pub struct Check {
     pub detail: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckKind {
     /// Did the agent do what the task asked?

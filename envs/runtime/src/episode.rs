@@ -68,7 +68,7 @@ impl EpisodeSettings {
 }
 
 /// How a step went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// The tool ran.
@@ -90,7 +90,7 @@ pub enum Status {
 }
 
 /// One problem with a tool call's arguments.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ValidationIssue {
     /// A JSON pointer into the arguments (`""` for the whole object).
     pub pointer: String,
@@ -98,14 +98,15 @@ pub struct ValidationIssue {
 }
 
 /// Something noteworthy the env reported for a step.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RecordedEvent {
     pub kind: String,
+    #[schemars(with = "Value")]
     pub data: Box<RawValue>,
 }
 
 /// Where a step's time went, in microseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepTimings {
     pub validate_us: u64,
     pub sandbox_us: u64,
@@ -113,7 +114,7 @@ pub struct StepTimings {
 }
 
 /// Everything about one step, as recorded.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepRecord {
     pub index: u32,
     pub action: Action,
@@ -122,6 +123,8 @@ pub struct StepRecord {
     pub validation: Vec<ValidationIssue>,
     /// The tools the env allowed when the action was judged.
     pub mask: Vec<String>,
+    /// What the agent sees: the tool's result, or what was wrong with the action.
+    #[schemars(with = "Value")]
     pub observation: Box<RawValue>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<RecordedEvent>,
