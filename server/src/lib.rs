@@ -5,6 +5,7 @@ mod api;
 mod api_error;
 pub mod builtin;
 mod episodes;
+pub mod loadgen;
 pub mod store;
 
 use std::collections::BTreeMap;
@@ -168,4 +169,29 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         }
     };
     Duration::try_from_secs_f64(seconds).map_err(|error| format!("`{text}`: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    #[test]
+    fn durations_parse_with_units() {
+        let check = |text: &str, expect: Option<Duration>| {
+            assert_eq!(super::parse_duration(text).ok(), expect, "{text}");
+        };
+        check("10s", Some(Duration::from_secs(10)));
+        check("500ms", Some(Duration::from_millis(500)));
+        check("1.5s", Some(Duration::from_millis(1500)));
+        check("2m", Some(Duration::from_secs(120)));
+        check("1h", Some(Duration::from_secs(3600)));
+        check("0s", Some(Duration::ZERO));
+        check("10", None);
+        check("s", None);
+        check("-1s", None);
+        check("1.2.3s", None);
+        check("10d", None);
+        check("1e400s", None);
+        check("", None);
+    }
 }

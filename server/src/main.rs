@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 use agentbench_sandbox::{Limits, Sandbox};
+use agentbench_server::loadgen::{self, LoadSettings};
 use agentbench_server::store::Store;
 use agentbench_server::{App, ServeSettings};
 
@@ -48,6 +49,29 @@ enum Command {
         #[arg(long, env = "AGENTBENCH_EPISODE_TTL", default_value = "1h", value_parser = agentbench_server::parse_duration)]
         episode_ttl: std::time::Duration,
     },
+    /// Load a server and report episode-creation latency, step throughput and latency, and
+    /// resident memory per open episode.
+    Bench {
+        /// The base URL of a running server; without it, the bench spawns its own on loopback.
+        #[arg(long, env = "AGENTBENCH_BENCH_SERVER")]
+        server: Option<String>,
+        /// Clients stepping at once, each with its own episode.
+        #[arg(long, env = "AGENTBENCH_BENCH_CONCURRENCY", default_value_t = 256)]
+        concurrency: usize,
+        /// How long steps are measured, such as 10s or 500ms.
+        #[arg(long, env = "AGENTBENCH_BENCH_DURATION", default_value = "10s", value_parser = agentbench_server::parse_duration)]
+        duration: std::time::Duration,
+        /// How long clients step before measuring starts.
+        #[arg(long, env = "AGENTBENCH_BENCH_WARMUP", default_value = "1s", value_parser = agentbench_server::parse_duration)]
+        warmup: std::time::Duration,
+        /// Extra episodes opened to measure memory per open episode (only on a spawned server);
+        /// 0 skips that phase.
+        #[arg(long, env = "AGENTBENCH_BENCH_OPEN_EPISODES", default_value_t = 10_000)]
+        open_episodes: usize,
+        /// Print the report as JSON.
+        #[arg(long, env = "AGENTBENCH_BENCH_JSON")]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -87,7 +111,37 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             serve(addr, &db, settings)
         }
+        Command::Bench {
+            server,
+            concurrency,
+            duration,
+            warmup,
+            open_episodes,
+            json,
+        } => {
+            let settings = LoadSettings {
+                server,
+                concurrency,
+                duration,
+                warmup,
+                open_episodes,
+            };
+            bench(&settings, json)
+        }
     }
+}
+
+fn bench(settings: &LoadSettings, json: bool) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let report = runtime.block_on(loadgen::run(settings))?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "{report}")?;
+    }
+    out.flush().context("cannot write to stdout")
 }
 
 fn serve(addr: std::net::SocketAddr, db: &str, settings: ServeSettings) -> anyhow::Result<()> {

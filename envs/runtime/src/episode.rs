@@ -106,7 +106,9 @@ pub struct RecordedEvent {
 }
 
 /// Where a step's time went, in microseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct StepTimings {
     pub validate_us: u64,
     pub sandbox_us: u64,
