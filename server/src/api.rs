@@ -29,6 +29,7 @@ pub fn router(app: Arc<App>) -> Router {
     let max_body_bytes = app.settings.max_body_bytes;
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/openapi.json", get(openapi))
         .route("/v1/envs", get(list_envs))
         .route("/v1/envs/{name}", get(get_env))
         .route("/v1/episodes", post(create_episode))
@@ -79,6 +80,11 @@ async fn healthz() -> Json<Value> {
     Json(json!({"status": "ok"}))
 }
 
+async fn openapi() -> Json<Value> {
+    static DOCUMENT: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    Json(DOCUMENT.get_or_init(crate::openapi::document).clone())
+}
+
 async fn unknown_route() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "unknown_route", "no such route")
 }
@@ -118,9 +124,11 @@ async fn get_env(
     Ok(Json(env_summary(env)))
 }
 
-#[derive(Debug, Deserialize)]
+/// Start an episode of `env`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct CreateEpisode {
+pub(crate) struct CreateEpisode {
+    /// The env's name, as `GET /v1/envs` lists it.
     env: String,
     /// The task config; `{}` (the env's default task) when absent.
     #[serde(default)]
@@ -250,9 +258,10 @@ fn new_row(
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// One action.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct StepRequest {
+pub(crate) struct StepRequest {
     action: Action,
     /// A client's id for this request: a retry with the same id returns the recorded result.
     #[serde(default)]

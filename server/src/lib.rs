@@ -6,6 +6,7 @@ mod api_error;
 pub mod builtin;
 mod episodes;
 pub mod loadgen;
+mod openapi;
 pub mod store;
 
 use std::collections::BTreeMap;

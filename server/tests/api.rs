@@ -443,3 +443,77 @@ async fn idle_episodes_expire() {
     let (_, episode) = call(&app, Method::GET, &format!("/v1/episodes/{idle}"), None).await;
     assert_eq!(episode["state"], "expired");
 }
+
+/// Real responses, held to the schemas of the served OpenAPI document.
+#[tokio::test]
+async fn responses_match_the_openapi_document() {
+    let app = app(ServeSettings::default()).await;
+    let (status, document) = call(&app, Method::GET, "/openapi.json", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let paths: Vec<_> = document["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "/healthz",
+            "/openapi.json",
+            "/v1/envs",
+            "/v1/envs/{name}",
+            "/v1/episodes",
+            "/v1/episodes/{id}",
+            "/v1/episodes/{id}/fork",
+            "/v1/episodes/{id}/steps"
+        ]
+    );
+    let check = |name: &str, instance: &Value| {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$ref": format!("#/components/schemas/{name}"),
+            "components": document["components"],
+        });
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<_> = validator
+            .iter_errors(instance)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}\n{instance}");
+        assert!(!validator.is_valid(&json!({})), "{name} must not accept anything");
+    };
+    let (_, envs) = call(&app, Method::GET, "/v1/envs", None).await;
+    check("EnvList", &envs);
+    let (_, created) = post(
+        &app,
+        "/v1/episodes",
+        json!({"env": "workspace", "task": {"user_replies": ["yes"]}}),
+    )
+    .await;
+    check("EpisodeCreated", &created);
+    let id = created["id"].as_str().unwrap();
+    let steps = format!("/v1/episodes/{id}/steps");
+    for (action, request_id) in [
+        (
+            json!({"tool": "read_file", "arguments": {"path": "/docs/offsite-agenda.md"}}),
+            Some("r1"),
+        ),
+        (json!({"tool": "read_file", "arguments": {"path": 1}}), None),
+        (json!({"tool": "no_such_tool"}), None),
+        (json!({"ask_user": "may I?"}), None),
+        (json!({"message": "done"}), Some("r2")),
+    ] {
+        let (_, step) = post(
+            &app,
+            &steps,
+            json!({"action": action, "request_id": request_id}),
+        )
+        .await;
+        check("StepResult", &step);
+    }
+    let (_, trajectory) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
+    check("Trajectory", &trajectory);
+    let (_, error) = post(&app, &steps, json!({"action": {"message": "again"}})).await;
+    check("ErrorBody", &error);
+}

@@ -1,0 +1,323 @@
+//! The OpenAPI 3.1 document of the REST API, served at `/openapi.json`. The operations are one
+//! table here; every request and response schema is generated (schemars) from Rust types, those
+//! the handlers parse and those the runtime records, and a test holds real responses to them.
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, SchemaGenerator};
+use serde_json::{Map, Value, json};
+
+use agentbench_env_contract::Outcome;
+use agentbench_env_runtime::StepRecord;
+
+use crate::api::{CreateEpisode, StepRequest};
+
+/// `GET /healthz`.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct Health {
+    status: String,
+}
+
+/// `GET /v1/envs`.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct EnvList {
+    envs: Vec<EnvSummary>,
+}
+
+/// An env: what it is and its tools in OpenAI function-calling form.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct EnvSummary {
+    name: String,
+    version: String,
+    description: String,
+    /// SHA-256 of the env's WebAssembly component.
+    content_hash: String,
+    /// `{"type": "function", "function": {"name", "description", "parameters"}}` per tool.
+    tools: Vec<Value>,
+    /// Tools whose effects cannot be undone.
+    irreversible_tools: Vec<String>,
+}
+
+/// A new episode (or fork): its first observation, tools and action mask.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct EpisodeCreated {
+    id: String,
+    env: String,
+    env_version: String,
+    seed: u64,
+    observation: Value,
+    tools: Vec<Value>,
+    /// The tools allowed for the first action.
+    action_mask: Vec<String>,
+    forked_from: Option<ForkedFrom>,
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct ForkedFrom {
+    episode: String,
+    /// How many of the parent's steps the fork carries.
+    after_step: u32,
+}
+
+/// One step as recorded: the action, how it was judged, what the agent saw, and the mask for the
+/// next action; the step that ended the episode carries its outcome.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct StepResult {
+    #[serde(flatten)]
+    record: StepRecord,
+    /// The tools allowed for the next action (empty once the episode is over).
+    action_mask: Vec<String>,
+    #[serde(default)]
+    request_id: Option<String>,
+    /// On the step that ended the episode: the env's outcome checks (null if the env failed).
+    #[serde(default)]
+    outcome: Option<Outcome>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum EpisodeState {
+    Open,
+    Over,
+    Expired,
+}
+
+/// An episode's whole record.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct Trajectory {
+    id: String,
+    env: String,
+    env_version: String,
+    env_hash: String,
+    seed: u64,
+    task: Value,
+    observation: Value,
+    state: EpisodeState,
+    terminated: bool,
+    truncated: bool,
+    outcome: Option<Outcome>,
+    forked_from: Option<ForkedFrom>,
+    steps: Vec<StepResult>,
+}
+
+/// Every 4xx and 5xx answer.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct ErrorBody {
+    error: ErrorDetail,
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct ErrorDetail {
+    /// Stable and machine-readable: `malformed_json`, `unknown_field`, `invalid_request`,
+    /// `payload_too_large`, `unsupported_media_type`, `not_found`, `invalid_task`,
+    /// `episode_over`, `episode_expired`, `too_many_episodes`, `method_not_allowed`,
+    /// `unknown_route`, `store_unavailable`, `env_unavailable`, `internal`.
+    code: String,
+    message: String,
+    details: Value,
+}
+
+/// One operation of the API.
+struct Operation {
+    method: &'static str,
+    path: &'static str,
+    id: &'static str,
+    summary: &'static str,
+    request: Option<Value>,
+    status: u16,
+    response: Option<Value>,
+    /// The error statuses it can answer, with what each means here.
+    errors: &'static [(u16, &'static str)],
+}
+
+const BAD_BODY: (u16, &str) = (400, "malformed JSON");
+const UNPROCESSABLE: (u16, &str) = (422, "unknown fields, missing fields or an invalid task");
+const STORE: (u16, &str) = (503, "the store failed; nothing was recorded");
+
+/// The document.
+pub fn document() -> Value {
+    let mut schemas = SchemaSettings::draft2020_12()
+        .with(|settings| settings.definitions_path = "/components/schemas".into())
+        .into_generator();
+    let mut schema = |generate: fn(&mut SchemaGenerator) -> schemars::Schema| {
+        Some(generate(&mut schemas).to_value())
+    };
+    let operations = [
+        Operation {
+            method: "get",
+            path: "/healthz",
+            id: "health",
+            summary: "Liveness",
+            request: None,
+            status: 200,
+            response: schema(|g| g.subschema_for::<Health>()),
+            errors: &[],
+        },
+        Operation {
+            method: "get",
+            path: "/openapi.json",
+            id: "openapi",
+            summary: "This document",
+            request: None,
+            status: 200,
+            response: None,
+            errors: &[],
+        },
+        Operation {
+            method: "get",
+            path: "/v1/envs",
+            id: "listEnvs",
+            summary: "The envs served, with their tools",
+            request: None,
+            status: 200,
+            response: schema(|g| g.subschema_for::<EnvList>()),
+            errors: &[],
+        },
+        Operation {
+            method: "get",
+            path: "/v1/envs/{name}",
+            id: "getEnv",
+            summary: "One env, with its tools in function-calling form",
+            request: None,
+            status: 200,
+            response: schema(|g| g.subschema_for::<EnvSummary>()),
+            errors: &[(404, "no such env")],
+        },
+        Operation {
+            method: "post",
+            path: "/v1/episodes",
+            id: "createEpisode",
+            summary: "Start an episode",
+            request: schema(|g| g.subschema_for::<CreateEpisode>()),
+            status: 201,
+            response: schema(|g| g.subschema_for::<EpisodeCreated>()),
+            errors: &[
+                BAD_BODY,
+                (404, "no such env"),
+                UNPROCESSABLE,
+                (
+                    429,
+                    "the server's limit of open episodes is reached; see Retry-After",
+                ),
+                STORE,
+            ],
+        },
+        Operation {
+            method: "get",
+            path: "/v1/episodes/{id}",
+            id: "getEpisode",
+            summary: "An episode's whole trajectory",
+            request: None,
+            status: 200,
+            response: schema(|g| g.subschema_for::<Trajectory>()),
+            errors: &[(404, "no such episode"), STORE],
+        },
+        Operation {
+            method: "delete",
+            path: "/v1/episodes/{id}",
+            id: "deleteEpisode",
+            summary: "Delete an episode and its record",
+            request: None,
+            status: 204,
+            response: None,
+            errors: &[(404, "no such episode"), STORE],
+        },
+        Operation {
+            method: "post",
+            path: "/v1/episodes/{id}/steps",
+            id: "step",
+            summary: "Take one action; a retried request_id answers from the record",
+            request: schema(|g| g.subschema_for::<StepRequest>()),
+            status: 200,
+            response: schema(|g| g.subschema_for::<StepResult>()),
+            errors: &[
+                BAD_BODY,
+                (404, "no such episode"),
+                (409, "the episode is over or expired"),
+                UNPROCESSABLE,
+                STORE,
+            ],
+        },
+        Operation {
+            method: "post",
+            path: "/v1/episodes/{id}/fork",
+            id: "forkEpisode",
+            summary: "A new episode in this one's state, carrying its history",
+            request: None,
+            status: 201,
+            response: schema(|g| g.subschema_for::<EpisodeCreated>()),
+            errors: &[
+                (404, "no such episode"),
+                (409, "the episode is over or expired"),
+                (
+                    429,
+                    "the server's limit of open episodes is reached; see Retry-After",
+                ),
+                STORE,
+            ],
+        },
+    ];
+    let error = schemas.subschema_for::<ErrorBody>().to_value();
+    let mut paths = Map::new();
+    for operation in operations {
+        let item = paths.entry(operation.path).or_insert_with(|| json!({}));
+        item[operation.method] = operation_object(&operation, &error);
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "agentbench",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "Sandboxed tool environments over HTTP: episodes, steps, forks and their durable record.",
+        },
+        "paths": paths,
+        "components": {"schemas": schemas.take_definitions(true)},
+    })
+}
+
+fn operation_object(operation: &Operation, error: &Value) -> Value {
+    let mut responses = Map::new();
+    let success = match &operation.response {
+        Some(schema) => json!({
+            "description": "success",
+            "content": {"application/json": {"schema": schema}},
+        }),
+        None => json!({"description": "success"}),
+    };
+    responses.insert(operation.status.to_string(), success);
+    for (status, meaning) in operation.errors {
+        responses.insert(
+            status.to_string(),
+            json!({"description": meaning, "content": {"application/json": {"schema": error}}}),
+        );
+    }
+    let mut object = json!({
+        "operationId": operation.id,
+        "summary": operation.summary,
+        "responses": responses,
+    });
+    let parameters: Vec<Value> = ["name", "id"]
+        .into_iter()
+        .filter(|name| operation.path.contains(&format!("{{{name}}}")))
+        .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
+        .collect();
+    if !parameters.is_empty() {
+        object["parameters"] = json!(parameters);
+    }
+    if let Some(schema) = &operation.request {
+        object["requestBody"] = json!({
+            "required": true,
+            "content": {"application/json": {"schema": schema}},
+        });
+    }
+    object
+}
