@@ -151,7 +151,7 @@ async fn create_episode(
     check_capacity(&app)?;
     let task = request.task.unwrap_or_else(|| json!({}));
     let seed = request.seed.unwrap_or(0);
-    let (episode, observation) = blocking(|| {
+    let (episode, observation) = in_sandbox(&mut false, || {
         app.episodes.make_room();
         Episode::start(env.clone(), seed, &task)
     })?;
@@ -304,8 +304,9 @@ async fn step_episode(
     {
         return answer_from_store(&app, &id, Some(request_id)).await;
     }
+    let mut slow = open.slow;
     let episode = open.hot();
-    let record = blocking(|| episode.step(request.action, request.tokens))?;
+    let record = in_sandbox(&mut slow, || episode.step(request.action, request.tokens))?;
     let index = record.index;
     let over = episode.is_over();
     let action_mask = if over {
@@ -315,10 +316,11 @@ async fn step_episode(
     };
     // An env that failed cannot be evaluated: the episode stays without outcome (unmeasured).
     let outcome = if over {
-        blocking(|| episode.outcome()).ok()
+        in_sandbox(&mut slow, || episode.outcome()).ok()
     } else {
         None
     };
+    open.slow = slow;
     let mut body = serde_json::to_value(RecordedStep {
         record,
         action_mask,
@@ -356,8 +358,9 @@ async fn make_hot(
     open: &mut OpenEpisode,
 ) -> Result<(), ApiError> {
     let steps = match open.live {
+        Live::Hot(_) => return Ok(()),
+        Live::Parked(_) => None,
         Live::Cold => Some(app.store.steps(&open.id).await?),
-        _ => None,
     };
     blocking(|| app.episodes.make_hot(handle, open, steps.as_deref()))?;
     Ok(())
@@ -480,10 +483,12 @@ async fn fork_episode(
         .await?
         .ok_or_else(|| ApiError::internal(format!("open episode {id} has no record")))?;
     make_hot(&app, &handle, parent).await?;
-    let episode = blocking(|| {
+    let mut slow = parent.slow;
+    let episode = in_sandbox(&mut slow, || {
         app.episodes.make_room();
         parent.hot().fork()
     })?;
+    parent.slow = slow;
     let observation =
         RawValue::from_string(parent_row.observation.clone()).map_err(ApiError::internal)?;
     let fork_id = new_episode_id();
@@ -510,6 +515,7 @@ async fn fork_episode(
         Live::Hot(Box::new(episode)),
     );
     fork.n_steps = parent.n_steps;
+    fork.slow = slow;
     register(&app, fork, row, Some(id.clone())).await?;
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
@@ -544,8 +550,26 @@ async fn delete_episode(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Runs sandbox work (synchronous, normally microseconds, at worst a call's wall-clock limit)
-/// without stalling the other tasks of a multi-threaded runtime.
+/// How long a sandbox call may take before its episode's later calls leave the async workers.
+const SLOW_CALL: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Runs an episode's sandbox work. Calls are microseconds long, and handing the worker's core to
+/// another thread around each (`block_in_place`) cost a third of the step throughput, so they run
+/// in place. A call that took longer than `SLOW_CALL` (at worst its wall-clock limit) marks the
+/// episode `slow`: its later calls run under `block_in_place`, so that one episode stalls a worker
+/// at most once.
+fn in_sandbox<T>(slow: &mut bool, work: impl FnOnce() -> T) -> T {
+    if *slow {
+        return blocking(work);
+    }
+    let started = std::time::Instant::now();
+    let output = work();
+    *slow = started.elapsed() > SLOW_CALL;
+    output
+}
+
+/// Runs sandbox work that may be long (restoring or replaying an episode) without stalling the
+/// other tasks of a multi-threaded runtime.
 fn blocking<T>(work: impl FnOnce() -> T) -> T {
     match tokio::runtime::Handle::try_current().map(|handle| handle.runtime_flavor()) {
         Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),

@@ -34,6 +34,8 @@ pub struct OpenEpisode {
     /// look at the store instead.
     pub closed: bool,
     pub last_used: Instant,
+    /// A sandbox call of this episode once took long; its calls leave the async workers.
+    pub slow: bool,
     slot: Arc<Slot>,
 }
 
@@ -69,6 +71,7 @@ impl OpenEpisode {
             request_ids: HashMap::new(),
             closed: false,
             last_used: Instant::now(),
+            slow: false,
             slot: Arc::default(),
         }
     }

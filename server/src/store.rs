@@ -385,10 +385,67 @@ async fn writer(pool: AnyPool, mut queue: mpsc::Receiver<Pending>) {
 
 async fn commit(pool: &AnyPool, writes: &[&Write]) -> Result<(), StoreError> {
     let mut tx = pool.begin().await?;
+    // Steps go in as one multi-row INSERT per group: on SQLite each statement is a round trip
+    // to the connection's thread. No write in a group depends on a step of the same group
+    // (a step's episode was created before the step could be asked for).
+    let mut steps = Vec::new();
     for write in writes {
-        apply(&mut tx, write).await?;
+        match write {
+            Write::Append {
+                episode_id, step, ..
+            } => steps.push((episode_id.as_str(), step)),
+            other => apply(&mut tx, other).await?,
+        }
+    }
+    for chunk in steps.chunks(STEPS_PER_INSERT) {
+        insert_steps(&mut tx, chunk).await?;
+    }
+    for write in writes {
+        if let Write::Append {
+            episode_id,
+            end: Some((state, outcome)),
+            ..
+        } = write
+        {
+            sqlx::query("UPDATE episodes SET state = $1, outcome = $2, ended_ms = $3 WHERE id = $4")
+                .bind(state.as_str())
+                .bind(outcome.as_deref())
+                .bind(now_ms())
+                .bind(episode_id)
+                .execute(&mut *tx)
+                .await?;
+        }
     }
     tx.commit().await?;
+    Ok(())
+}
+
+/// The most rows one INSERT takes (4 parameters each, well inside SQLite's and PostgreSQL's
+/// parameter limits).
+const STEPS_PER_INSERT: usize = 256;
+
+async fn insert_steps(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    steps: &[(&str, &StepRow)],
+) -> Result<(), StoreError> {
+    let mut sql = String::from("INSERT INTO steps (episode_id, idx, request_id, record) VALUES ");
+    for row in 0..steps.len() {
+        let n = 4 * row;
+        if row > 0 {
+            sql.push_str(", ");
+        }
+        sql.push_str(&format!("(${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4));
+    }
+    // Only placeholders were added to the text; the values are bound.
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for (episode_id, step) in steps {
+        query = query
+            .bind(*episode_id)
+            .bind(i64::from(step.index))
+            .bind(step.request_id.as_deref())
+            .bind(&step.record);
+    }
+    query.execute(&mut **tx).await?;
     Ok(())
 }
 
@@ -432,32 +489,7 @@ async fn apply(tx: &mut sqlx::Transaction<'_, sqlx::Any>, write: &Write) -> Resu
                 .await?;
             }
         }
-        Write::Append {
-            episode_id,
-            step,
-            end,
-        } => {
-            sqlx::query(
-                "INSERT INTO steps (episode_id, idx, request_id, record) VALUES ($1, $2, $3, $4)",
-            )
-            .bind(episode_id)
-            .bind(i64::from(step.index))
-            .bind(step.request_id.as_deref())
-            .bind(&step.record)
-            .execute(&mut **tx)
-            .await?;
-            if let Some((state, outcome)) = end {
-                sqlx::query(
-                    "UPDATE episodes SET state = $1, outcome = $2, ended_ms = $3 WHERE id = $4",
-                )
-                .bind(state.as_str())
-                .bind(outcome.as_deref())
-                .bind(now_ms())
-                .bind(episode_id)
-                .execute(&mut **tx)
-                .await?;
-            }
-        }
+        Write::Append { .. } => unreachable!("commit inserts steps in groups"),
         Write::End { episode_id, state } => {
             sqlx::query("UPDATE episodes SET state = $1, ended_ms = $2 WHERE id = $3")
                 .bind(state.as_str())
