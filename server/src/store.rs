@@ -407,13 +407,15 @@ async fn commit(pool: &AnyPool, writes: &[&Write]) -> Result<(), StoreError> {
             ..
         } = write
         {
-            sqlx::query("UPDATE episodes SET state = $1, outcome = $2, ended_ms = $3 WHERE id = $4")
-                .bind(state.as_str())
-                .bind(outcome.as_deref())
-                .bind(now_ms())
-                .bind(episode_id)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "UPDATE episodes SET state = $1, outcome = $2, ended_ms = $3 WHERE id = $4",
+            )
+            .bind(state.as_str())
+            .bind(outcome.as_deref())
+            .bind(now_ms())
+            .bind(episode_id)
+            .execute(&mut *tx)
+            .await?;
         }
     }
     tx.commit().await?;

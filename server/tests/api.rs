@@ -481,7 +481,10 @@ async fn responses_match_the_openapi_document() {
             .map(|e| format!("{} at {}", e, e.instance_path()))
             .collect();
         assert!(errors.is_empty(), "{name}: {errors:?}\n{instance}");
-        assert!(!validator.is_valid(&json!({})), "{name} must not accept anything");
+        assert!(
+            !validator.is_valid(&json!({})),
+            "{name} must not accept anything"
+        );
     };
     let (_, envs) = call(&app, Method::GET, "/v1/envs", None).await;
     check("EnvList", &envs);
