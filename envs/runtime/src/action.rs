@@ -93,6 +93,43 @@ impl From<Action> for WireAction {
     }
 }
 
+/// On the wire an action is one of three objects; the derived schema of `WireAction` would
+/// allow any mix of their fields.
+impl schemars::JsonSchema for Action {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Action".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "One agent action: a tool call, a final message (ends the episode) or a question to the user.",
+            "oneOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "tool": {"type": "string", "description": "The tool's name."},
+                        "arguments": {"type": "object", "description": "The tool's arguments; `{}` when absent."}
+                    },
+                    "required": ["tool"],
+                    "additionalProperties": false
+                },
+                {
+                    "type": "object",
+                    "properties": {"message": {"type": "string"}},
+                    "required": ["message"],
+                    "additionalProperties": false
+                },
+                {
+                    "type": "object",
+                    "properties": {"ask_user": {"type": "string"}},
+                    "required": ["ask_user"],
+                    "additionalProperties": false
+                }
+            ]
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -151,42 +188,5 @@ mod tests {
             Err("unknown field `extra`"),
         );
         check(json!({"tool": 3}), Err("invalid type"));
-    }
-}
-
-/// On the wire an action is one of three objects; the derived schema of `WireAction` would
-/// allow any mix of their fields.
-impl schemars::JsonSchema for Action {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Action".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "description": "One agent action: a tool call, a final message (ends the episode) or a question to the user.",
-            "oneOf": [
-                {
-                    "type": "object",
-                    "properties": {
-                        "tool": {"type": "string", "description": "The tool's name."},
-                        "arguments": {"type": "object", "description": "The tool's arguments; `{}` when absent."}
-                    },
-                    "required": ["tool"],
-                    "additionalProperties": false
-                },
-                {
-                    "type": "object",
-                    "properties": {"message": {"type": "string"}},
-                    "required": ["message"],
-                    "additionalProperties": false
-                },
-                {
-                    "type": "object",
-                    "properties": {"ask_user": {"type": "string"}},
-                    "required": ["ask_user"],
-                    "additionalProperties": false
-                }
-            ]
-        })
     }
 }
