@@ -402,7 +402,10 @@ fn not_open(row: &EpisodeRow) -> ApiError {
         EpisodeState::Open => ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "env_unavailable",
-            format!("the episode's env `{}` is not served here", row.env),
+            format!(
+                "the episode's env `{}` {} (sha256 {}) is not served here",
+                row.env, row.env_version, row.env_hash
+            ),
         ),
     }
 }

@@ -65,11 +65,16 @@ impl App {
     ) -> Result<App, StoreError> {
         let episodes = Episodes::new(settings.max_hot_episodes);
         for row in store.open_episodes().await? {
-            let Some(env) = envs.get(&row.env) else {
+            // Replay is exact only in the very env the episode ran in: same name, same bytes.
+            let Some(env) = envs
+                .get(&row.env)
+                .filter(|env| env.image().content_hash() == row.env_hash)
+            else {
                 tracing::warn!(
                     episode = row.id,
                     env = row.env,
-                    "an open episode stays closed: its env is not served"
+                    env_hash = row.env_hash,
+                    "an open episode stays closed: its env (that version) is not served"
                 );
                 continue;
             };
@@ -145,6 +150,29 @@ impl App {
                 }
             }
         })
+    }
+}
+
+/// What `agentbench serve` prints to stderr, before its address, once it listens.
+pub const LISTENING: &str = "agentbench listening on http://";
+
+/// Reads a serving process's stderr up to the line that announces its address, handing the lines
+/// before it (log lines) to `other`. Returns the address (`host:port`), or `None` when stderr
+/// closed first (the server failed to start).
+pub fn read_listening_address(
+    stderr: &mut impl std::io::BufRead,
+    mut other: impl FnMut(&str),
+) -> std::io::Result<Option<String>> {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if stderr.read_line(&mut line)? == 0 {
+            return Ok(None);
+        }
+        match line.trim_end().strip_prefix(LISTENING) {
+            Some(addr) => return Ok(Some(addr.to_owned())),
+            None => other(line.trim_end()),
+        }
     }
 }
 

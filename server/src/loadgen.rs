@@ -39,8 +39,6 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(120);
 /// The memory budget the per-episode footprint is extrapolated to.
 const MEMORY_BUDGET_BYTES: u64 = 4 << 30;
-/// The line a serving process prints first, before its address.
-const LISTENING_PREFIX: &str = "agentbench listening on http://";
 
 /// What to measure and against which server.
 #[derive(Debug, Clone)]
@@ -247,7 +245,7 @@ impl SpawnedServer {
             .stderr
             .take()
             .context("the server's stderr was not captured")?;
-        let first_line = tokio::time::timeout(
+        let addr = tokio::time::timeout(
             STARTUP_TIMEOUT,
             tokio::task::spawn_blocking(move || read_address_then_forward(stderr)),
         )
@@ -256,14 +254,6 @@ impl SpawnedServer {
             format!("the server did not report its address within {STARTUP_TIMEOUT:?}")
         })?
         .context("the thread reading the server's stderr failed")??;
-        let addr = first_line
-            .trim()
-            .strip_prefix(LISTENING_PREFIX)
-            .with_context(|| {
-                format!(
-                    "expected the server to print {LISTENING_PREFIX}ADDR first, got {first_line:?}"
-                )
-            })?;
         let base = format!("http://{addr}");
         Ok((server, base))
     }
@@ -293,23 +283,23 @@ fn spawn_serve(data_dir: &Path, max_open_episodes: usize) -> anyhow::Result<Chil
         .with_context(|| format!("cannot start {} serve", exe.display()))
 }
 
-/// Reads the server's first stderr line and returns it, then forwards the rest of its stderr to
-/// ours on a thread of its own, so that the server never blocks on a full pipe.
+/// Reads the server's address from its stderr, then keeps forwarding what it prints to ours,
+/// so that its pipe never fills up.
 fn read_address_then_forward(stderr: ChildStderr) -> anyhow::Result<String> {
     let mut reader = BufReader::new(stderr);
-    let mut first_line = String::new();
-    reader
-        .read_line(&mut first_line)
-        .context("cannot read the server's stderr")?;
+    let forward = |line: &str| eprintln!("server: {line}");
+    let addr = crate::read_listening_address(&mut reader, forward)
+        .context("cannot read the server's stderr")?
+        .context("the server exited before it listened (its messages are above)")?;
     std::thread::Builder::new()
         .name("bench-server-stderr".to_owned())
         .spawn(move || {
             for line in reader.lines().map_while(Result::ok) {
-                eprintln!("server: {line}");
+                forward(&line);
             }
         })
         .context("cannot start a thread to forward the server's stderr")?;
-    Ok(first_line)
+    Ok(addr)
 }
 
 /// A keep-alive HTTP/1.1 client of one server.

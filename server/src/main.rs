@@ -161,7 +161,7 @@ fn serve(addr: std::net::SocketAddr, db: &str, settings: ServeSettings) -> anyho
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
-        eprintln!("agentbench listening on http://{}", listener.local_addr()?);
+        eprintln!("{}{}", agentbench_server::LISTENING, listener.local_addr()?);
         axum::serve(listener, agentbench_server::router(app))
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;

@@ -26,6 +26,7 @@ on_both_databases!(
     an_episodes_whole_life,
     concurrent_clients_lose_and_interleave_nothing,
     after_kill_9_a_restarted_server_continues_every_open_episode,
+    an_episode_whose_env_changed_is_not_replayed,
     forks_diverge_independently,
     idle_episodes_expire_and_their_record_stays,
     past_the_open_limit_creation_answers_429_with_retry_after,
@@ -196,6 +197,40 @@ fn after_kill_9_a_restarted_server_continues_every_open_episode(db: Db) {
     let forked = server.step(&fork, &tool("list_files", json!({})));
     assert_eq!(forked.body["index"], 2, "{}", forked.body);
     assert_eq!(server.episode(&fork)["steps"].as_array().unwrap().len(), 3);
+}
+
+fn an_episode_whose_env_changed_is_not_replayed(db: Db) {
+    let server = Server::start(&db, &[]);
+    let id = server.create(&json!({"env": "workspace"}));
+    server.step(&id, &tool("list_files", json!({})));
+    server.kill();
+    // As if the episode had run in another build of the env.
+    db.execute(&format!(
+        "UPDATE episodes SET env_hash = 'another-build' WHERE id = '{id}'"
+    ));
+
+    let server = Server::start(&db, &[]);
+    let refused = server.step(&id, &tool("list_files", json!({})));
+    assert_eq!(
+        (refused.status, refused.code()),
+        (503, "env_unavailable"),
+        "{}",
+        refused.body
+    );
+    assert!(
+        refused.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("another-build")
+    );
+    let episode = server.episode(&id);
+    assert_eq!(
+        (
+            episode["state"].as_str(),
+            episode["steps"].as_array().map(Vec::len)
+        ),
+        (Some("open"), Some(1))
+    );
 }
 
 fn forks_diverge_independently(db: Db) {

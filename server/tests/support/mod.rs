@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{BufReader, Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 
@@ -50,6 +50,13 @@ impl Db {
     }
 }
 
+impl Db {
+    /// Runs one statement on this database, as an operator with a SQL shell would.
+    pub fn execute(&self, statement: &str) {
+        run_sql(self.url(), statement.to_owned());
+    }
+}
+
 impl Drop for Db {
     fn drop(&mut self) {
         if let Db::Postgres { name } = self {
@@ -60,27 +67,34 @@ impl Drop for Db {
 
 /// Runs one statement on the PostgreSQL server's maintenance database.
 fn admin(statement: &str) {
-    let statement = statement.to_owned();
-    let run = async move {
-        use sqlx::Connection as _;
-        let url = postgres_admin_url();
-        let mut connection = sqlx::PgConnection::connect(&url).await.unwrap_or_else(|error| {
-            panic!(
-                "cannot reach PostgreSQL at {url} (set AGENTBENCH_TEST_POSTGRES to another server): {error}"
-            )
-        });
-        sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
-            .execute(&mut connection)
-            .await
-            .unwrap();
-    };
-    // On a thread of its own, so that it works inside and outside a tokio runtime.
+    run_sql(postgres_admin_url(), statement.to_owned());
+}
+
+/// Runs one statement on the database at `url`, on a thread of its own so that it works inside
+/// and outside a tokio runtime.
+fn run_sql(url: String, statement: String) {
     std::thread::spawn(move || {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap()
-            .block_on(run)
+            .block_on(async move {
+                use sqlx::Connection as _;
+                sqlx::any::install_default_drivers();
+                let mut connection =
+                    sqlx::AnyConnection::connect(&url)
+                        .await
+                        .unwrap_or_else(|error| {
+                            panic!(
+                                "cannot reach the database at {url} (for PostgreSQL, set \
+                             AGENTBENCH_TEST_POSTGRES to another server): {error}"
+                            )
+                        });
+                sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
+                    .execute(&mut connection)
+                    .await
+                    .unwrap();
+            })
     })
     .join()
     .unwrap();
@@ -99,24 +113,29 @@ impl Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_agentbench"))
             .args(["serve", "--addr", "127.0.0.1:0", "--db", &db.url()])
             .args(args)
+            .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("agentbench listening on http://")
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .parse()
-            .unwrap();
+        // Owned from here on, so that a failing start kills the process too.
+        let mut server = Server {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        };
+        let mut before = Vec::new();
+        let addr = agentbench_server::read_listening_address(&mut stderr, |line| {
+            before.push(line.to_owned());
+        })
+        .unwrap()
+        .unwrap_or_else(|| panic!("the server exited before it listened: {before:?}"));
+        server.addr = addr.parse().unwrap();
         // Keep draining stderr so that the server never blocks on a full pipe.
         std::thread::spawn(move || {
             let mut sink = String::new();
             let _ = stderr.read_to_string(&mut sink);
         });
-        Server { child, addr }
+        server
     }
 
     /// Stops the server the hard way, as a crash would.
