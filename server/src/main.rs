@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 
 use agentbench_sandbox::{Limits, Sandbox};
 use agentbench_server::loadgen::{self, LoadSettings};
-use agentbench_server::store::Store;
+use agentbench_server::store::{DbSync, Store};
 use agentbench_server::{App, ServeSettings};
 
 /// Sandboxed tool environments and a safety benchmark for tool-using LLM agents.
@@ -38,6 +38,10 @@ enum Command {
         /// `postgres://USER@HOST:PORT/DB`.
         #[arg(long, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
         db: String,
+        /// How long a commit waits for the disk: `full` (a recorded step survives a power cut)
+        /// or `normal` (it survives a crash of agentbench, not of the machine; faster).
+        #[arg(long, env = "AGENTBENCH_DB_SYNC", default_value = "full")]
+        db_sync: DbSync,
         /// The most episodes open at once; past it, creating one answers 429.
         #[arg(long, env = "AGENTBENCH_MAX_OPEN_EPISODES", default_value_t = 100_000)]
         max_open_episodes: usize,
@@ -99,6 +103,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve {
             addr,
             db,
+            db_sync,
             max_open_episodes,
             max_hot_episodes,
             episode_ttl,
@@ -109,7 +114,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 episode_ttl,
                 ..ServeSettings::default()
             };
-            serve(addr, &db, settings)
+            serve(addr, &db, db_sync, settings)
         }
         Command::Bench {
             server,
@@ -144,7 +149,12 @@ fn bench(settings: &LoadSettings, json: bool) -> anyhow::Result<()> {
     out.flush().context("cannot write to stdout")
 }
 
-fn serve(addr: std::net::SocketAddr, db: &str, settings: ServeSettings) -> anyhow::Result<()> {
+fn serve(
+    addr: std::net::SocketAddr,
+    db: &str,
+    db_sync: DbSync,
+    settings: ServeSettings,
+) -> anyhow::Result<()> {
     let limits = Limits::default();
     // Forks and restores need instances beyond the hot pool's.
     let most_hot = usize::try_from(limits.max_instances / 2)?;
@@ -155,7 +165,7 @@ fn serve(addr: std::net::SocketAddr, db: &str, settings: ServeSettings) -> anyho
     let sandbox = Sandbox::new(limits)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
-        let store = Store::open(db).await?;
+        let store = Store::open(db, db_sync).await?;
         let app = Arc::new(App::with_builtin_envs(&sandbox, settings, store).await?);
         App::spawn_expiry(&app);
         let listener = tokio::net::TcpListener::bind(addr)

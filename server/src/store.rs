@@ -43,6 +43,31 @@ pub enum StoreError {
     WriterStopped,
 }
 
+/// How long a commit waits for the disk.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DbSync {
+    /// Until the commit is on disk: a committed step survives a power cut (SQLite
+    /// `synchronous = FULL`, PostgreSQL `synchronous_commit = on`).
+    #[default]
+    Full,
+    /// Until the database (its log, or its server) has the commit: a committed step survives a
+    /// crash of agentbench, not of the machine (SQLite WAL with `synchronous = NORMAL`, PostgreSQL
+    /// `synchronous_commit = off`). Faster.
+    Normal,
+}
+
+impl std::str::FromStr for DbSync {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<DbSync, String> {
+        match text {
+            "full" => Ok(DbSync::Full),
+            "normal" => Ok(DbSync::Normal),
+            other => Err(format!("expected `full` or `normal`, got `{other}`")),
+        }
+    }
+}
+
 /// Where an episode is in its life, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EpisodeState {
@@ -144,7 +169,7 @@ pub struct Store {
 impl Store {
     /// Opens the database at `url` (`sqlite://PATH`, created if missing, or `postgres://...`),
     /// applies the migrations it lacks and starts the writer. Needs a tokio runtime.
-    pub async fn open(url: &str) -> Result<Store, StoreError> {
+    pub async fn open(url: &str, sync: DbSync) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let (url, sqlite) = if url.starts_with("sqlite:") {
             (sqlite_url(url), true)
@@ -153,21 +178,25 @@ impl Store {
         } else {
             return Err(StoreError::UnsupportedUrl(url.to_owned()));
         };
-        let options = AnyPoolOptions::new().max_connections(if sqlite { 4 } else { 8 });
-        let options = if sqlite {
-            options.after_connect(|connection, _| {
+        // WAL lets SQLite's readers run beside the writer.
+        let setup = match (sqlite, sync) {
+            (true, DbSync::Full) => {
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;"
+            }
+            (true, DbSync::Normal) => {
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000;"
+            }
+            (false, DbSync::Full) => "SET synchronous_commit = on",
+            (false, DbSync::Normal) => "SET synchronous_commit = off",
+        };
+        let options = AnyPoolOptions::new()
+            .max_connections(if sqlite { 4 } else { 8 })
+            .after_connect(move |connection, _| {
                 Box::pin(async move {
-                    // WAL lets readers run beside the writer; FULL syncs the log on every commit,
-                    // so that a committed step survives even a power cut.
-                    sqlx::raw_sql("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;")
-                        .execute(connection)
-                        .await?;
+                    sqlx::raw_sql(setup).execute(connection).await?;
                     Ok(())
                 })
-            })
-        } else {
-            options
-        };
+            });
         let pool = options
             .connect(&url)
             .await

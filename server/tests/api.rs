@@ -13,7 +13,7 @@ use tower::ServiceExt as _;
 
 use agentbench_env_runtime::LoadedEnv;
 use agentbench_sandbox::{Limits, Sandbox};
-use agentbench_server::store::Store;
+use agentbench_server::store::{DbSync, Store};
 use agentbench_server::{App, ServeSettings, router};
 
 fn envs() -> BTreeMap<String, Arc<LoadedEnv>> {
@@ -47,7 +47,7 @@ impl std::ops::Deref for TestApp {
 async fn app(settings: ServeSettings) -> TestApp {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("api.db").display());
-    let store = Store::open(&url).await.unwrap();
+    let store = Store::open(&url, DbSync::Full).await.unwrap();
     let app = Arc::new(App::new(envs(), settings, store).await.unwrap());
     TestApp {
         router: router(app.clone()),

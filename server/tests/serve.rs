@@ -26,6 +26,7 @@ on_both_databases!(
     an_episodes_whole_life,
     concurrent_clients_lose_and_interleave_nothing,
     after_kill_9_a_restarted_server_continues_every_open_episode,
+    with_relaxed_sync_too_every_step_survives_kill_9,
     an_episode_whose_env_changed_is_not_replayed,
     forks_diverge_independently,
     idle_episodes_expire_and_their_record_stays,
@@ -155,9 +156,18 @@ fn concurrent_clients_lose_and_interleave_nothing(db: Db) {
 }
 
 fn after_kill_9_a_restarted_server_continues_every_open_episode(db: Db) {
+    kill_9_and_restart(&db, &[]);
+}
+
+/// `--db-sync normal` gives up durability against a machine crash, not against a process crash.
+fn with_relaxed_sync_too_every_step_survives_kill_9(db: Db) {
+    kill_9_and_restart(&db, &["--db-sync", "normal"]);
+}
+
+fn kill_9_and_restart(db: &Db, args: &[&str]) {
     let task = json!({"env": "workspace", "seed": 5, "task": {"budget": {"max_steps": 10}}});
     let read = |path: &str| tool("read_file", json!({"path": path}));
-    let server = Server::start(&db, &[]);
+    let server = Server::start(db, args);
     let id = server.create(&task);
     let before = server.step(&id, &with_request_id(read("/docs/offsite-agenda.md"), "a"));
     server.step(
@@ -169,7 +179,7 @@ fn after_kill_9_a_restarted_server_continues_every_open_episode(db: Db) {
     let fork = fork.body["id"].as_str().unwrap().to_owned();
     server.kill();
 
-    let server = Server::start(&db, &[]);
+    let server = Server::start(db, args);
     let retried = server.step(&id, &with_request_id(read("/docs/offsite-agenda.md"), "a"));
     assert_eq!(
         retried.body, before.body,
