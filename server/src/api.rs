@@ -306,7 +306,15 @@ async fn step_episode(
     }
     let mut slow = open.slow;
     let episode = open.hot();
-    let record = in_sandbox(&mut slow, || episode.step(request.action, request.tokens))?;
+    let record = match in_sandbox(&mut slow, || episode.step(request.action, request.tokens)) {
+        Ok(record) => record,
+        Err(error) => {
+            // The env failed past the point a step records its failure (say, reading the mask
+            // after the call): let the next request rebuild the episode from its record.
+            app.episodes.make_cold(open);
+            return Err(error.into());
+        }
+    };
     let index = record.index;
     let over = episode.is_over();
     let action_mask = if over {
