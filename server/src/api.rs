@@ -229,8 +229,13 @@ fn episode_created(created: &EpisodeCreated<'_>) -> Value {
         "observation": created.observation,
         "tools": env.function_tools(),
         "action_mask": created.episode.mask(),
-        "forked_from": created.forked_from.map(|(episode, after_step)| json!({"episode": episode, "after_step": after_step})),
+        "forked_from": created.forked_from.map(|(episode, after_step)| forked_from(episode, after_step)),
     })
+}
+
+/// Where a fork came from, as the API shows it.
+fn forked_from(episode: &str, after_step: u32) -> Value {
+    json!({"episode": episode, "after_step": after_step})
 }
 
 /// The stored row of a just-created episode.
@@ -381,11 +386,7 @@ async fn answer_from_store(
     id: &str,
     request_id: Option<&str>,
 ) -> Result<Json<Value>, ApiError> {
-    let row = app
-        .store
-        .episode(id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("episode", id))?;
+    let row = stored_episode(app, id).await?;
     if let Some(request_id) = request_id
         && let Some(step) = app.store.step_by_request(id, request_id).await?
     {
@@ -442,11 +443,7 @@ async fn get_episode(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let row = app
-        .store
-        .episode(&id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("episode", &id))?;
+    let row = stored_episode(&app, &id).await?;
     let steps = app
         .store
         .steps(&id)
@@ -468,7 +465,7 @@ async fn get_episode(
         "terminated": flag("terminated"),
         "truncated": flag("truncated"),
         "outcome": parse_stored(row.outcome.as_deref())?,
-        "forked_from": row.forked_from.as_ref().map(|(episode, after_step)| json!({"episode": episode, "after_step": after_step})),
+        "forked_from": row.forked_from.as_ref().map(|(episode, after_step)| forked_from(episode, *after_step)),
         "steps": steps,
     })))
 }
@@ -533,11 +530,18 @@ async fn fork_episode(
 
 /// The error for an episode that is not open here: why, or that it does not exist.
 async fn not_open_or_missing(app: &App, id: &str) -> ApiError {
-    match app.store.episode(id).await {
-        Ok(Some(row)) => not_open(&row),
-        Ok(None) => ApiError::not_found("episode", id),
-        Err(error) => error.into(),
+    match stored_episode(app, id).await {
+        Ok(row) => not_open(&row),
+        Err(error) => error,
     }
+}
+
+/// An episode's stored row, or 404.
+async fn stored_episode(app: &App, id: &str) -> Result<EpisodeRow, ApiError> {
+    app.store
+        .episode(id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("episode", id))
 }
 
 /// Deletes an episode, open or not, and its record.
@@ -553,10 +557,7 @@ async fn delete_episode(
             return Ok(StatusCode::NO_CONTENT);
         }
     }
-    app.store
-        .episode(&id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("episode", &id))?;
+    stored_episode(&app, &id).await?;
     app.store.delete_episode(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -8,6 +8,17 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Row as _};
 use tokio::sync::{mpsc, oneshot};
 
+/// A query for the columns `episode_row` reads, with its `WHERE` (and further) clauses.
+macro_rules! select_episodes {
+    ($clauses:literal) => {
+        concat!(
+            "SELECT id, env, env_version, env_hash, seed, task, observation, forked_from, ",
+            "forked_after, state, outcome, created_ms FROM episodes ",
+            $clauses
+        )
+    };
+}
+
 /// The migrations, in order; each runs once per database, in its own transaction.
 const MIGRATIONS: &[(i64, &str, &str)] = &[(
     1,
@@ -269,25 +280,18 @@ impl Store {
     }
 
     pub async fn episode(&self, id: &str) -> Result<Option<EpisodeRow>, StoreError> {
-        let row = sqlx::query(
-            "SELECT id, env, env_version, env_hash, seed, task, observation, forked_from, \
-             forked_after, state, outcome, created_ms FROM episodes WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row = sqlx::query(select_episodes!("WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
         row.map(|row| episode_row(&row)).transpose()
     }
 
     /// The episodes still open, oldest first.
     pub async fn open_episodes(&self) -> Result<Vec<EpisodeRow>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT id, env, env_version, env_hash, seed, task, observation, forked_from, \
-             forked_after, state, outcome, created_ms FROM episodes WHERE state = 'open' \
-             ORDER BY created_ms",
-        )
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(select_episodes!("WHERE state = 'open' ORDER BY created_ms"))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(episode_row).collect()
     }
 
