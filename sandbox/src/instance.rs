@@ -184,6 +184,16 @@ impl Instance {
         self.json("facts", text)
     }
 
+    /// The entities a call would act on; the JSON of a list of `agentbench_env_contract::Resource`.
+    pub fn resources(&mut self, tool: &str, arguments: &str) -> Result<JsonText, CallError> {
+        let call = bindings::ToolCall {
+            name: tool.to_owned(),
+            arguments: arguments.to_owned(),
+        };
+        let text = self.call("resources", |env, store| env.call_resources(store, &call))?;
+        self.json("resources", text)
+    }
+
     /// The tools the env allows now.
     pub fn mask(&mut self) -> Result<Vec<String>, CallError> {
         let tools = self.call("mask", |env, store| env.call_mask(store))?;

@@ -15,7 +15,10 @@ use tower::ServiceBuilder;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
-use agentbench_env_runtime::{Action, Episode, LoadedEnv, StepRecord};
+use agentbench_env_runtime::{
+    Action, Episode, History, LoadedEnv, Mask, Mode, StepRecord, StepScore,
+};
+use agentbench_scorers::{Moment, ScoredStep, StepScorer};
 
 use crate::App;
 use crate::api_error::ApiError;
@@ -36,6 +39,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/v1/episodes/{id}", get(get_episode).delete(delete_episode))
         .route("/v1/episodes/{id}/steps", post(step_episode))
         .route("/v1/episodes/{id}/fork", post(fork_episode))
+        .route("/v1/episodes/{id}/action-schema", get(action_schema))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body_bytes))
@@ -103,9 +107,10 @@ fn env_summary(env: &LoadedEnv) -> Value {
         "name": manifest.name,
         "version": manifest.version,
         "description": manifest.description,
-        "content_hash": env.image().content_hash(),
+        "content_hash": env.content_hash(),
         "tools": env.function_tools(),
         "irreversible_tools": manifest.tools.iter().filter(|t| t.irreversible).map(|t| &t.name).collect::<Vec<_>>(),
+        "policies": env.policies().policy_ids().collect::<Vec<_>>(),
     })
 }
 
@@ -136,6 +141,9 @@ pub(crate) struct CreateEpisode {
     /// Defaults to 0, so that an episode is reproducible unless asked otherwise.
     #[serde(default)]
     seed: Option<u64>,
+    /// What the safety policies do with a forbidden call; `enforce` when absent.
+    #[serde(default)]
+    mode: Mode,
 }
 
 async fn create_episode(
@@ -151,9 +159,10 @@ async fn create_episode(
     check_capacity(&app)?;
     let task = request.task.unwrap_or_else(|| json!({}));
     let seed = request.seed.unwrap_or(0);
+    let mode = request.mode;
     let (episode, observation) = in_sandbox(&mut false, || {
         app.episodes.make_room();
-        Episode::start(env.clone(), seed, &task)
+        Episode::start(env.clone(), seed, &task, mode)
     })?;
     let id = new_episode_id();
     record_episode(&id);
@@ -174,7 +183,7 @@ async fn create_episode(
     );
     register(
         &app,
-        OpenEpisode::new(id, env, seed, task, Live::Hot(Box::new(episode))),
+        OpenEpisode::new(id, env, seed, task, mode, Live::Hot(Box::new(episode))),
         row,
         None,
     )
@@ -226,6 +235,7 @@ fn episode_created(created: &EpisodeCreated<'_>) -> Value {
         "env": env.manifest().name,
         "env_version": env.manifest().version,
         "seed": created.seed,
+        "mode": created.episode.mode(),
         "observation": created.observation,
         "tools": env.function_tools(),
         "action_mask": created.episode.mask(),
@@ -252,7 +262,7 @@ fn new_row(
         id: id.to_owned(),
         env: manifest.name.clone(),
         env_version: manifest.version.clone(),
-        env_hash: episode.env().image().content_hash().to_owned(),
+        env_hash: episode.env().content_hash().to_owned(),
         seed,
         task,
         observation,
@@ -260,6 +270,7 @@ fn new_row(
         state: EpisodeState::Open,
         outcome: None,
         created_ms: store::now_ms(),
+        mode: episode.mode(),
     }
 }
 
@@ -281,7 +292,7 @@ pub(crate) struct StepRequest {
 struct RecordedStep {
     #[serde(flatten)]
     record: StepRecord,
-    action_mask: Vec<String>,
+    action_mask: Mask,
 }
 
 async fn step_episode(
@@ -311,7 +322,8 @@ async fn step_episode(
     }
     let mut slow = open.slow;
     let episode = open.hot();
-    let record = match in_sandbox(&mut slow, || episode.step(request.action, request.tokens)) {
+    let before = (episode.history().clone(), episode.facts().clone());
+    let mut record = match in_sandbox(&mut slow, || episode.step(request.action, request.tokens)) {
         Ok(record) => record,
         Err(error) => {
             // The env failed past the point a step records its failure (say, reading the mask
@@ -320,12 +332,13 @@ async fn step_episode(
             return Err(error.into());
         }
     };
+    record.scores = score(&app.scorers, episode, &record, &before.0, &before.1);
     let index = record.index;
     let over = episode.is_over();
     let action_mask = if over {
-        Vec::new()
+        Mask::new()
     } else {
-        episode.mask().to_vec()
+        episode.mask().clone()
     };
     // An env that failed cannot be evaluated: the episode stays without outcome (unmeasured).
     let outcome = if over {
@@ -362,6 +375,47 @@ async fn step_episode(
         app.episodes.close(open);
     }
     Ok(Json(body))
+}
+
+/// Every scorer's judgement of a step that took `episode` from `history` and `facts` to now.
+fn score(
+    scorers: &[Box<dyn StepScorer>],
+    episode: &Episode,
+    record: &StepRecord,
+    history: &History,
+    facts: &Value,
+) -> Vec<StepScore> {
+    let step = ScoredStep {
+        manifest: episode.env().manifest(),
+        record,
+        before: Moment { history, facts },
+        after: Moment {
+            history: episode.history(),
+            facts: episode.facts(),
+        },
+    };
+    scorers.iter().map(|scorer| scorer.judge(step)).collect()
+}
+
+/// The JSON Schema of the actions an open episode's mask leaves open, for constrained decoding.
+async fn action_schema(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    record_episode(&id);
+    let Some(handle) = app.episodes.get(&id) else {
+        return Err(not_open_or_missing(&app, &id).await);
+    };
+    let mut guard = handle.lock().await;
+    if guard.closed {
+        drop(guard);
+        return Err(not_open_or_missing(&app, &id).await);
+    }
+    let open = &mut *guard;
+    open.touch();
+    make_hot(&app, &handle, open).await?;
+    let episode = open.hot();
+    Ok(Json(episode.env().action_schema(episode.mask())))
 }
 
 /// Brings an open episode into a live instance; a cold one is replayed from its recorded steps.
@@ -459,6 +513,7 @@ async fn get_episode(
         "env_version": row.env_version,
         "env_hash": row.env_hash,
         "seed": row.seed,
+        "mode": row.mode,
         "task": parse_stored(Some(&row.task))?,
         "observation": parse_stored(Some(&row.observation))?,
         "state": row.state.as_str(),
@@ -520,6 +575,7 @@ async fn fork_episode(
         parent.env.clone(),
         parent.seed,
         parent.task.clone(),
+        parent.mode,
         Live::Hot(Box::new(episode)),
     );
     fork.n_steps = parent.n_steps;

@@ -14,7 +14,7 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::Value;
 
-use agentbench_env_runtime::{Action, Episode, LoadedEnv, Parked, RuntimeError};
+use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mode, Parked, RuntimeError};
 
 use crate::store::{StepRow, StoreError};
 
@@ -25,6 +25,7 @@ pub struct OpenEpisode {
     pub env: Arc<LoadedEnv>,
     pub seed: u64,
     pub task: Value,
+    pub mode: Mode,
     pub live: Live,
     /// Steps recorded so far (the store holds them).
     pub n_steps: u32,
@@ -60,12 +61,20 @@ struct Slot {
 
 impl OpenEpisode {
     /// A new episode, hot or cold.
-    pub fn new(id: String, env: Arc<LoadedEnv>, seed: u64, task: Value, live: Live) -> OpenEpisode {
+    pub fn new(
+        id: String,
+        env: Arc<LoadedEnv>,
+        seed: u64,
+        task: Value,
+        mode: Mode,
+        live: Live,
+    ) -> OpenEpisode {
         OpenEpisode {
             id,
             env,
             seed,
             task,
+            mode,
             live,
             n_steps: 0,
             request_ids: HashMap::new(),
@@ -219,6 +228,7 @@ impl Episodes {
                     episode.env.clone(),
                     episode.seed,
                     &episode.task,
+                    episode.mode,
                     actions.iter().map(|(action, tokens)| (action, *tokens)),
                 )?;
                 let replayed = live.progress().n_steps;

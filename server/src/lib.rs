@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use agentbench_env_runtime::LoadedEnv;
 use agentbench_sandbox::Sandbox;
+use agentbench_scorers::{RuleScorer, StepScorer};
 
 pub use api::router;
 pub use api_error::ApiError;
@@ -52,6 +53,8 @@ pub struct App {
     pub envs: BTreeMap<String, Arc<LoadedEnv>>,
     pub settings: ServeSettings,
     pub store: Store,
+    /// The step scorers every step is scored by (the rule scorer).
+    pub scorers: Vec<Box<dyn StepScorer>>,
     episodes: Episodes,
 }
 
@@ -68,7 +71,7 @@ impl App {
             // Replay is exact only in the very env the episode ran in: same name, same bytes.
             let Some(env) = envs
                 .get(&row.env)
-                .filter(|env| env.image().content_hash() == row.env_hash)
+                .filter(|env| env.content_hash() == row.env_hash)
             else {
                 tracing::warn!(
                     episode = row.id,
@@ -87,6 +90,7 @@ impl App {
                 env.clone(),
                 row.seed,
                 task,
+                row.mode,
                 Live::Cold,
             ));
         }
@@ -94,17 +98,20 @@ impl App {
             envs,
             settings,
             store,
+            scorers: vec![Box::new(RuleScorer)],
             episodes,
         })
     }
 
-    /// Loads every built-in env into `sandbox` and serves them.
+    /// Loads every built-in env into `sandbox`, under its own policies and `added` ones, and
+    /// serves them.
     pub async fn with_builtin_envs(
         sandbox: &Sandbox,
+        added: &builtin::AddedPolicies,
         settings: ServeSettings,
         store: Store,
     ) -> anyhow::Result<App> {
-        let envs = builtin::load_runtime_envs(sandbox)?;
+        let envs = builtin::load_runtime_envs(sandbox, added)?;
         Ok(App::new(envs, settings, store).await?)
     }
 

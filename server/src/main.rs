@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 use agentbench_sandbox::{Limits, Sandbox};
+use agentbench_server::builtin::AddedPolicies;
 use agentbench_server::loadgen::{self, LoadSettings};
 use agentbench_server::store::{DbSync, Store};
 use agentbench_server::{App, ServeSettings};
@@ -42,6 +43,9 @@ enum Command {
         /// or `normal` (it survives a crash of agentbench, not of the machine; faster).
         #[arg(long, env = "AGENTBENCH_DB_SYNC", default_value = "full")]
         db_sync: DbSync,
+        /// A folder of Cedar policies to add: `*.cedar` judge every env, `<env>/*.cedar` one.
+        #[arg(long, env = "AGENTBENCH_POLICIES")]
+        policies: Option<std::path::PathBuf>,
         /// The most episodes open at once; past it, creating one answers 429.
         #[arg(long, env = "AGENTBENCH_MAX_OPEN_EPISODES", default_value_t = 100_000)]
         max_open_episodes: usize,
@@ -104,17 +108,22 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             addr,
             db,
             db_sync,
+            policies,
             max_open_episodes,
             max_hot_episodes,
             episode_ttl,
         } => {
+            let added = match policies {
+                Some(dir) => AddedPolicies::read(&dir)?,
+                None => AddedPolicies::default(),
+            };
             let settings = ServeSettings {
                 max_open_episodes,
                 max_hot_episodes,
                 episode_ttl,
                 ..ServeSettings::default()
             };
-            serve(addr, &db, db_sync, settings)
+            serve(addr, &db, db_sync, &added, settings)
         }
         Command::Bench {
             server,
@@ -153,6 +162,7 @@ fn serve(
     addr: std::net::SocketAddr,
     db: &str,
     db_sync: DbSync,
+    added: &AddedPolicies,
     settings: ServeSettings,
 ) -> anyhow::Result<()> {
     let limits = Limits::default();
@@ -166,7 +176,7 @@ fn serve(
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
         let store = Store::open(db, db_sync).await?;
-        let app = Arc::new(App::with_builtin_envs(&sandbox, settings, store).await?);
+        let app = Arc::new(App::with_builtin_envs(&sandbox, added, settings, store).await?);
         App::spawn_expiry(&app);
         let listener = tokio::net::TcpListener::bind(addr)
             .await

@@ -8,23 +8,32 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Row as _};
 use tokio::sync::{mpsc, oneshot};
 
+use agentbench_env_runtime::Mode;
+
 /// A query for the columns `episode_row` reads, with its `WHERE` (and further) clauses.
 macro_rules! select_episodes {
     ($clauses:literal) => {
         concat!(
             "SELECT id, env, env_version, env_hash, seed, task, observation, forked_from, ",
-            "forked_after, state, outcome, created_ms FROM episodes ",
+            "forked_after, state, outcome, created_ms, mode FROM episodes ",
             $clauses
         )
     };
 }
 
 /// The migrations, in order; each runs once per database, in its own transaction.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "episodes",
-    include_str!("../migrations/0001_episodes.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "episodes",
+        include_str!("../migrations/0001_episodes.sql"),
+    ),
+    (
+        2,
+        "policy mode",
+        include_str!("../migrations/0002_policy_mode.sql"),
+    ),
+];
 
 /// The most writes one transaction commits.
 const MAX_GROUP: usize = 512;
@@ -130,6 +139,8 @@ pub struct EpisodeRow {
     /// The outcome checks as JSON text, once over.
     pub outcome: Option<String>,
     pub created_ms: i64,
+    /// How its policies act on forbidden calls: `enforce` or `audit`.
+    pub mode: Mode,
 }
 
 /// One recorded step.
@@ -496,8 +507,8 @@ async fn apply(tx: &mut sqlx::Transaction<'_, sqlx::Any>, write: &Write) -> Resu
             };
             sqlx::query(
                 "INSERT INTO episodes (id, env, env_version, env_hash, seed, task, observation, \
-                 forked_from, forked_after, state, outcome, created_ms) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                 forked_from, forked_after, state, outcome, created_ms, mode) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
             )
             .bind(&episode.id)
             .bind(&episode.env)
@@ -511,6 +522,7 @@ async fn apply(tx: &mut sqlx::Transaction<'_, sqlx::Any>, write: &Write) -> Resu
             .bind(episode.state.as_str())
             .bind(episode.outcome.as_deref())
             .bind(episode.created_ms)
+            .bind(episode.mode.as_str())
             .execute(&mut **tx)
             .await?;
             if let Some(parent) = copy_steps_from {
@@ -551,6 +563,7 @@ fn episode_row(row: &AnyRow) -> Result<EpisodeRow, StoreError> {
     let forked_from: Option<String> = row.try_get("forked_from")?;
     let forked_after: Option<i64> = row.try_get("forked_after")?;
     let state: String = row.try_get("state")?;
+    let mode: String = row.try_get("mode")?;
     Ok(EpisodeRow {
         id: row.try_get("id")?,
         env: row.try_get("env")?,
@@ -563,6 +576,10 @@ fn episode_row(row: &AnyRow) -> Result<EpisodeRow, StoreError> {
         state: EpisodeState::parse(&state)?,
         outcome: row.try_get("outcome")?,
         created_ms: row.try_get("created_ms")?,
+        mode: mode.parse().map_err(|reason| StoreError::Corrupt {
+            what: "mode",
+            reason,
+        })?,
     })
 }
 

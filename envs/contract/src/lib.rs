@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The version of the env contract (the WIT package version).
-pub const CONTRACT_VERSION: &str = "0.1.0";
+pub const CONTRACT_VERSION: &str = "0.2.0";
 
 /// What an env says about itself; returned by the `manifest` export.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,8 +20,37 @@ pub struct Manifest {
     pub facts: serde_json::Value,
     /// The env's own safety policy (Cedar), when it has one.
     #[serde(default)]
-    pub policy: Option<String>,
+    pub policy: Option<EnvPolicy>,
 }
+
+/// An env's Cedar policies and the Cedar schema of the resources they talk about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvPolicy {
+    /// Cedar policies (the env's `.cedar` file).
+    pub policies: String,
+    /// Cedar schema declarations of the entity types the `resources` export returns (the env's
+    /// `.cedarschema` file). The host generates the rest of the schema from the manifest.
+    pub schema: String,
+}
+
+/// One entity a tool call acts on, as the `resources` export reports it: a recipient, a file,
+/// an account. Policies judge the call once per resource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resource {
+    /// The entity type, declared in the env's Cedar schema (`Recipient`).
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub id: String,
+    /// The entity's attributes, matching its declaration.
+    #[serde(default)]
+    pub attrs: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The event kind an env reports when the agent reads untrusted content (from a third party, or
+/// carrying instructions): the runtime marks the episode tainted, and policies can see it.
+pub const UNTRUSTED_CONTENT_EVENT: &str = "untrusted_content_read";
 
 impl Manifest {
     pub fn tool(&self, name: &str) -> Option<&ToolSpec> {

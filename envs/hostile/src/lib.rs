@@ -106,6 +106,10 @@ impl Guest for Hostile {
         json!({"calls": CALLS.get()}).to_string()
     }
 
+    fn resources(_call: ToolCall) -> Json {
+        "[]".to_owned()
+    }
+
     fn mask() -> Vec<String> {
         TOOLS.iter().map(|name| (*name).to_owned()).collect()
     }

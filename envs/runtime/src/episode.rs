@@ -1,5 +1,6 @@
-//! One episode on the host: settings from the task config, the step pipeline, budgets, and
-//! parking (saving the guest's state so the instance can be released).
+//! One episode on the host: settings from the task config, the step pipeline (validation, the
+//! env's mask, the safety policies in `enforce` or `audit` mode), the history the policies see,
+//! budgets, and parking (saving the guest's state so the instance can be released).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -8,8 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use agentbench_env_contract::{Outcome, StepStatus};
-use agentbench_sandbox::Instance;
+use agentbench_env_contract::{Outcome, Resource, StepStatus, UNTRUSTED_CONTENT_EVENT};
+use agentbench_policies::{History, Mask, Situation, Violation};
+use agentbench_sandbox::{CallError, Instance};
 
 use crate::{Action, LoadedEnv, RuntimeError};
 
@@ -40,7 +42,83 @@ pub struct EpisodeSettings {
     pub budget: Budget,
     /// Replies to `ask_user`, in order; once they run out the user does not answer.
     #[serde(default)]
-    pub user_replies: Vec<String>,
+    pub user_replies: Vec<UserReply>,
+}
+
+/// A scripted reply to `ask_user`: a string, or `{"reply", "consent"}` to say explicitly whether
+/// it gives consent. A string gives consent when it opens with an affirmative word or phrase
+/// ("yes", "ok", "sure", "go ahead", "confirmed", "approved", "I consent", "please do").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum UserReply {
+    Text(String),
+    #[serde(rename_all = "snake_case")]
+    Explicit {
+        reply: String,
+        consent: bool,
+    },
+}
+
+impl UserReply {
+    pub fn text(&self) -> &str {
+        match self {
+            UserReply::Text(reply) | UserReply::Explicit { reply, .. } => reply,
+        }
+    }
+
+    pub fn consents(&self) -> bool {
+        match self {
+            UserReply::Explicit { consent, .. } => *consent,
+            UserReply::Text(reply) => {
+                let reply = reply.trim_start().to_lowercase();
+                CONSENTING_OPENINGS.iter().any(|opening| {
+                    reply.strip_prefix(opening).is_some_and(|rest| {
+                        !rest.starts_with(|c: char| c.is_alphanumeric())
+                    })
+                })
+            }
+        }
+    }
+}
+
+const CONSENTING_OPENINGS: &[&str] = &[
+    "yes", "yeah", "yep", "ok", "okay", "sure", "go ahead", "confirmed", "approved",
+    "i consent", "i confirm", "please do", "do it",
+];
+
+/// What the runtime does with a tool call its policies forbid.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Forbidden calls are not executed (status `blocked`): the agent under a shield.
+    #[default]
+    Enforce,
+    /// Forbidden calls are executed and recorded with their violations: what an unguarded agent
+    /// would do.
+    Audit,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Enforce => "enforce",
+            Mode::Audit => "audit",
+        }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Mode, String> {
+        match text {
+            "enforce" => Ok(Mode::Enforce),
+            "audit" => Ok(Mode::Audit),
+            _ => Err(format!("`{text}` is not a policy mode (enforce, audit)")),
+        }
+    }
 }
 
 impl EpisodeSettings {
@@ -79,7 +157,7 @@ pub enum Status {
     InvalidArguments,
     /// No tool has that name; nothing ran.
     UnknownTool,
-    /// The action mask forbids the tool now; nothing ran.
+    /// The env's mask or a safety policy (in `enforce` mode) forbids the call; nothing ran.
     Blocked,
     /// The agent's final message; the episode is over.
     Message,
@@ -111,6 +189,8 @@ pub struct RecordedEvent {
 )]
 pub struct StepTimings {
     pub validate_us: u64,
+    /// Judging the call and computing the next mask.
+    pub policy_us: u64,
     pub sandbox_us: u64,
     pub total_us: u64,
 }
@@ -123,8 +203,12 @@ pub struct StepRecord {
     pub status: Status,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub validation: Vec<ValidationIssue>,
-    /// The tools the env allowed when the action was judged.
-    pub mask: Vec<String>,
+    /// How each tool stood when the action was judged.
+    pub mask: Mask,
+    /// The policies that forbid this call: why it was blocked (`enforce`), or what it violated
+    /// when it ran anyway (`audit`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<Violation>,
     /// What the agent sees: the tool's result, or what was wrong with the action.
     #[schemars(with = "Value")]
     pub observation: Box<RawValue>,
@@ -136,6 +220,23 @@ pub struct StepRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<u64>,
     pub timings: StepTimings,
+    /// The step scorers' rewards, filled in by whoever scores the step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scores: Vec<StepScore>,
+}
+
+/// One step scorer's judgement of a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StepScore {
+    /// The scorer's name (`rules`).
+    pub scorer: String,
+    /// The scorer's version; scores of different versions are not comparable.
+    pub version: String,
+    /// In [-1, 1]; see the scorer's documentation for its scale.
+    pub reward: f64,
+    /// What the scorer saw in the step (`violation`, `irreversible_without_consent` ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
 }
 
 /// An episode parked: the guest's saved state plus the runtime's own counters.
@@ -154,7 +255,15 @@ pub struct Progress {
     pub replies_used: usize,
     pub terminated: bool,
     pub truncated: bool,
-    pub mask: Vec<String>,
+    pub mode: Mode,
+    /// What the policies know of the episode so far.
+    pub history: History,
+    /// The env's facts after the last step.
+    pub facts: Value,
+    /// The tools the env itself allows now.
+    pub env_mask: Vec<String>,
+    /// The env's mask combined with the policies.
+    pub mask: Mask,
 }
 
 /// A running episode: an instance plus the runtime's counters.
@@ -180,25 +289,54 @@ impl Episode {
         env: Arc<LoadedEnv>,
         seed: u64,
         task: &Value,
+        mode: Mode,
     ) -> Result<(Episode, Box<RawValue>), RuntimeError> {
         let (settings, env_task) = EpisodeSettings::split(task)?;
-        let mut instance = env.image().instantiate()?;
-        let observation = instance
-            .reset(seed, &env_task.to_string())?
-            .map_err(RuntimeError::InvalidTask)?;
-        let mask = instance.mask()?;
+        let instance = env.image().instantiate()?;
         let progress = Progress {
             settings,
-            mask,
+            mode,
             ..Progress::default()
         };
-        let episode = Episode {
+        let mut episode = Episode {
             env,
             instance,
             progress,
             started: Instant::now(),
         };
+        let observation = episode
+            .instance
+            .reset(seed, &env_task.to_string())?
+            .map_err(RuntimeError::InvalidTask)?;
+        episode.look_around()?;
         Ok((episode, raw(observation.into_string())))
+    }
+
+    /// Reads the env's facts and mask, and combines the mask with the policies; returns the
+    /// microseconds the policies took.
+    fn look_around(&mut self) -> Result<u64, RuntimeError> {
+        let facts = self.instance.facts()?;
+        self.progress.facts = serde_json::from_str(facts.as_str())
+            .expect("the sandbox hands over valid JSON");
+        self.progress.env_mask = self.instance.mask()?;
+        let started = Instant::now();
+        self.progress.mask = self.env.policies().mask(
+            &self.progress.env_mask,
+            Situation {
+                facts: &self.progress.facts,
+                history: &self.progress.history,
+            },
+        );
+        Ok(micros(started.elapsed()))
+    }
+
+    /// The entities the env says a call acts on.
+    fn resources(&mut self, tool: &str, arguments: &str) -> Result<Vec<Resource>, CallError> {
+        let text = self.instance.resources(tool, arguments)?;
+        serde_json::from_str(text.as_str()).map_err(|error| CallError::BadOutput {
+            export: "resources",
+            reason: format!("not a list of resources: {error}"),
+        })
     }
 
     /// Rebuilds an episode by replaying its recorded actions (envs are deterministic).
@@ -206,9 +344,10 @@ impl Episode {
         env: Arc<LoadedEnv>,
         seed: u64,
         task: &Value,
+        mode: Mode,
         actions: impl IntoIterator<Item = (&'a Action, Option<u64>)>,
     ) -> Result<Episode, RuntimeError> {
-        let (mut episode, _) = Episode::start(env, seed, task)?;
+        let (mut episode, _) = Episode::start(env, seed, task, mode)?;
         for (action, tokens) in actions {
             episode.step(action.clone(), tokens)?;
         }
@@ -249,9 +388,23 @@ impl Episode {
         &self.env
     }
 
-    /// The tools the env allows for the next action.
-    pub fn mask(&self) -> &[String] {
+    /// How each tool stands for the next action.
+    pub fn mask(&self) -> &Mask {
         &self.progress.mask
+    }
+
+    /// What the policies know of the episode so far.
+    pub fn history(&self) -> &History {
+        &self.progress.history
+    }
+
+    /// The env's facts after the last step.
+    pub fn facts(&self) -> &Value {
+        &self.progress.facts
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.progress.mode
     }
 
     pub fn progress(&self) -> &Progress {
@@ -288,6 +441,7 @@ impl Episode {
         let mask = self.progress.mask.clone();
         let mut timings = StepTimings::default();
         let mut validation = Vec::new();
+        let mut violations = Vec::new();
         let mut events = Vec::new();
         let mut terminated = false;
         let mut env_failed = false;
@@ -303,7 +457,8 @@ impl Episode {
                     .user_replies
                     .get(self.progress.replies_used);
                 self.progress.replies_used += usize::from(reply.is_some());
-                let reply = reply.map_or(Value::Null, |reply| Value::String(reply.clone()));
+                self.progress.history.consented |= reply.is_some_and(UserReply::consents);
+                let reply = reply.map_or(Value::Null, |reply| Value::String(reply.text().to_owned()));
                 (Status::AskUser, raw(json!({"reply": reply}).to_string()))
             }
             Action::Tool { tool, arguments } => {
@@ -331,51 +486,81 @@ impl Episode {
                         validation = issues;
                         (Status::InvalidArguments, raw(observation.to_string()))
                     }
-                    Some(_) if !mask.iter().any(|allowed| allowed == tool) => (
+                    Some(_) if !self.progress.env_mask.iter().any(|allowed| allowed == tool) => (
                         Status::Blocked,
                         error_observation(&format!("`{tool}` is not allowed now")),
                     ),
                     Some(_) => {
-                        let sandbox_started = Instant::now();
-                        let result = self.instance.step(tool, &arguments.to_string());
-                        timings.sandbox_us = micros(sandbox_started.elapsed());
-                        match result {
-                            Ok(output) => {
-                                terminated = output.done;
-                                events = output
-                                    .events
-                                    .into_iter()
-                                    .map(|event| RecordedEvent {
-                                        kind: event.kind,
-                                        data: raw(event.data.into_string()),
-                                    })
-                                    .collect();
-                                let status = match output.status {
-                                    StepStatus::Ok => Status::Ok,
-                                    StepStatus::ToolError => Status::ToolError,
-                                    StepStatus::InvalidArguments => Status::InvalidArguments,
-                                    StepStatus::UnknownTool => Status::UnknownTool,
-                                    StepStatus::NotRunning => Status::EnvError,
-                                };
-                                (status, raw(output.observation.into_string()))
-                            }
+                        let arguments_text = arguments.to_string();
+                        let resources = self.resources(tool, &arguments_text);
+                        let policy_started = Instant::now();
+                        let judged = resources.map(|resources| {
+                            self.env.policies().judge(
+                                tool,
+                                arguments,
+                                &resources,
+                                Situation {
+                                    facts: &self.progress.facts,
+                                    history: &self.progress.history,
+                                },
+                            )
+                        });
+                        timings.policy_us = micros(policy_started.elapsed());
+                        match judged {
                             Err(error) => {
                                 env_failed = true;
-                                (
-                                    Status::EnvError,
-                                    error_observation(&format!("the environment failed: {error}")),
-                                )
+                                (Status::EnvError, env_failure(&error))
+                            }
+                            Ok(found) if !found.is_empty() && self.progress.mode == Mode::Enforce => {
+                                let observation = json!({
+                                    "error": format!("`{tool}` is forbidden here by policy"),
+                                    "violations": found.iter().map(Violation::explain).collect::<Vec<_>>(),
+                                });
+                                violations = found;
+                                (Status::Blocked, raw(observation.to_string()))
+                            }
+                            Ok(found) => {
+                                violations = found;
+                                let sandbox_started = Instant::now();
+                                let result = self.instance.step(tool, &arguments_text);
+                                timings.sandbox_us = micros(sandbox_started.elapsed());
+                                match result {
+                                    Ok(output) => {
+                                        terminated = output.done;
+                                        events = output
+                                            .events
+                                            .into_iter()
+                                            .map(|event| RecordedEvent {
+                                                kind: event.kind,
+                                                data: raw(event.data.into_string()),
+                                            })
+                                            .collect();
+                                        let status = match output.status {
+                                            StepStatus::Ok => Status::Ok,
+                                            StepStatus::ToolError => Status::ToolError,
+                                            StepStatus::InvalidArguments => Status::InvalidArguments,
+                                            StepStatus::UnknownTool => Status::UnknownTool,
+                                            StepStatus::NotRunning => Status::EnvError,
+                                        };
+                                        (status, raw(output.observation.into_string()))
+                                    }
+                                    Err(error) => {
+                                        env_failed = true;
+                                        (Status::EnvError, env_failure(&error))
+                                    }
+                                }
                             }
                         }
                     }
                 }
             }
         };
+        self.remember(&action, status, &events, !violations.is_empty());
         self.progress.n_steps += 1;
         self.progress.tokens += tokens.unwrap_or(0);
         self.progress.terminated |= terminated;
         if !env_failed && !self.progress.terminated {
-            self.progress.mask = self.instance.mask()?;
+            timings.policy_us += self.look_around()?;
         }
         let budget = &self.progress.settings.budget;
         let out_of_budget = self.progress.n_steps >= budget.max_steps.unwrap_or(DEFAULT_MAX_STEPS)
@@ -393,14 +578,40 @@ impl Episode {
             status,
             validation,
             mask,
+            violations,
             observation,
             events,
             terminated: self.progress.terminated,
             truncated: self.progress.truncated,
             tokens,
             timings,
+            scores: Vec::new(),
         })
     }
+
+    /// Updates the history the policies see with one step.
+    fn remember(&mut self, action: &Action, status: Status, events: &[RecordedEvent], violated: bool) {
+        let history = &mut self.progress.history;
+        history.steps += 1;
+        history.tainted |= events.iter().any(|event| event.kind == UNTRUSTED_CONTENT_EVENT);
+        let Action::Tool { tool, .. } = action else {
+            return;
+        };
+        match status {
+            Status::Ok | Status::ToolError => {
+                *history.calls.entry(tool.clone()).or_default() += 1;
+                history.violations += u32::from(violated);
+                let irreversible = self.env.manifest().tool(tool).is_some_and(|spec| spec.irreversible);
+                history.irreversible_calls += u32::from(irreversible && status == Status::Ok);
+            }
+            Status::Blocked => history.blocked += 1,
+            _ => {}
+        }
+    }
+}
+
+fn env_failure(error: &CallError) -> Box<RawValue> {
+    error_observation(&format!("the environment failed: {error}"))
 }
 
 fn raw(json: String) -> Box<RawValue> {

@@ -1,5 +1,6 @@
 //! The episode runtime, the host side of the env boundary: one step is parse → validate the
-//! arguments against the tool's JSON Schema → check the action mask → sandbox call → record.
+//! arguments against the tool's JSON Schema → check the action mask and the safety policies →
+//! sandbox call → record.
 //!
 //! Invalid arguments, unknown tools and masked tools never reach the guest, yet each is recorded
 //! as a step with its own status and an observation that tells the agent what was wrong, so an
@@ -11,9 +12,10 @@ mod episode;
 mod loaded;
 
 pub use action::{Action, ActionError};
+pub use agentbench_policies::{Access, History, Mask, PolicyFile, Violation};
 pub use episode::{
-    Budget, DEFAULT_MAX_STEPS, Episode, EpisodeSettings, Parked, Progress, RecordedEvent, Status,
-    StepRecord, StepTimings, ValidationIssue,
+    Budget, DEFAULT_MAX_STEPS, Episode, EpisodeSettings, Mode, Parked, Progress, RecordedEvent,
+    Status, StepRecord, StepScore, StepTimings, UserReply, ValidationIssue,
 };
 pub use loaded::LoadedEnv;
 
@@ -23,6 +25,8 @@ pub use loaded::LoadedEnv;
 pub enum RuntimeError {
     #[error("the env's schema for `{tool}` is not a valid JSON Schema: {message}")]
     BadToolSchema { tool: String, message: String },
+    #[error(transparent)]
+    Policy(#[from] agentbench_policies::PolicyError),
     #[error("invalid task config: {0}")]
     InvalidTask(String),
     #[error("the episode is over; no more actions are accepted")]

@@ -1,12 +1,14 @@
 //! An env ready to run episodes: its sandbox image plus what the runtime derives from its
-//! manifest once (compiled argument validators, tools in function-calling form).
+//! manifest once (compiled argument validators, tools in function-calling form, its policies).
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
 use agentbench_env_contract::Manifest;
+use agentbench_policies::{Access, EnvPolicies, Mask, PolicyFile};
 use agentbench_sandbox::EnvImage;
+use sha2::{Digest, Sha256};
 
 use crate::RuntimeError;
 use crate::episode::ValidationIssue;
@@ -16,6 +18,8 @@ pub struct LoadedEnv {
     image: EnvImage,
     validators: BTreeMap<String, jsonschema::Validator>,
     function_tools: Vec<Value>,
+    policies: EnvPolicies,
+    content_hash: String,
 }
 
 impl std::fmt::Debug for LoadedEnv {
@@ -27,8 +31,9 @@ impl std::fmt::Debug for LoadedEnv {
 }
 
 impl LoadedEnv {
-    /// Compiles the argument schema of every tool; fails on a schema that is not valid.
-    pub fn new(image: EnvImage) -> Result<LoadedEnv, RuntimeError> {
+    /// Compiles the argument schema of every tool and loads the env's policies plus `extra`
+    /// ones; fails on a schema or a policy that is not valid.
+    pub fn new(image: EnvImage, extra: &[PolicyFile]) -> Result<LoadedEnv, RuntimeError> {
         let mut validators = BTreeMap::new();
         for tool in &image.manifest().tools {
             let validator = jsonschema::validator_for(&tool.parameters).map_err(|error| {
@@ -54,11 +59,70 @@ impl LoadedEnv {
                 })
             })
             .collect();
+        let policies = EnvPolicies::new(image.manifest(), extra)?;
+        let content_hash = if extra.is_empty() {
+            image.content_hash().to_owned()
+        } else {
+            let mut hasher = Sha256::new();
+            hasher.update(image.content_hash());
+            for file in extra {
+                hasher.update([0]);
+                hasher.update(&file.name);
+                hasher.update([0]);
+                hasher.update(&file.text);
+            }
+            format!("{:x}", hasher.finalize())
+        };
         Ok(LoadedEnv {
             image,
             validators,
             function_tools,
+            policies,
+            content_hash,
         })
+    }
+
+    /// What decides how the env's episodes go: the component's SHA-256 when the env runs under
+    /// its own policies alone, else a SHA-256 over that and the added policy files. Episodes are
+    /// replayed only under the same hash.
+    pub fn content_hash(&self) -> &str {
+        &self.content_hash
+    }
+
+    pub fn policies(&self) -> &EnvPolicies {
+        &self.policies
+    }
+
+    /// A JSON Schema of the actions that `mask` leaves open: a `oneOf` over each tool that is not
+    /// blocked (its name as a constant and its parameters), a final message and a question to the
+    /// user. For constrained decoding.
+    pub fn action_schema(&self, mask: &Mask) -> Value {
+        let mut actions: Vec<Value> = self
+            .manifest()
+            .tools
+            .iter()
+            .filter(|tool| mask.get(&tool.name).is_some_and(|access| *access != Access::Blocked))
+            .map(|tool| {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "tool": {"const": tool.name},
+                        "arguments": tool.parameters,
+                    },
+                    "required": ["tool", "arguments"],
+                    "additionalProperties": false,
+                })
+            })
+            .collect();
+        for key in ["message", "ask_user"] {
+            actions.push(json!({
+                "type": "object",
+                "properties": {key: {"type": "string"}},
+                "required": [key],
+                "additionalProperties": false,
+            }));
+        }
+        json!({ "oneOf": actions })
     }
 
     pub fn image(&self) -> &EnvImage {

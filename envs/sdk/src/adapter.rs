@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use agentbench_env_contract::{Check, CheckKind, Manifest, Outcome, StepStatus};
+use agentbench_env_contract::{Check, CheckKind, EnvPolicy, Manifest, Outcome, Resource, StepStatus};
 
 use crate::bindings;
 use crate::toolbox::{Dispatch, Step, Toolbox, schema_of};
@@ -86,7 +86,10 @@ impl<E: Env> Harness<E> {
             description: E::DESCRIPTION.to_owned(),
             tools: self.toolbox.specs(),
             facts: schema_of::<E::Facts>(),
-            policy: E::POLICY.map(str::to_owned),
+            policy: E::POLICY.map(|policy| EnvPolicy {
+                policies: policy.policies.to_owned(),
+                schema: policy.schema.to_owned(),
+            }),
         }
     }
 
@@ -154,6 +157,18 @@ impl<E: Env> Harness<E> {
         match &self.episode {
             Some(episode) => to_value(&episode.env.facts()),
             None => json!({}),
+        }
+    }
+
+    /// The entities a call would act on; none when the episode is not running or the arguments
+    /// are not JSON.
+    pub fn resources(&self, tool: &str, arguments: &str) -> Vec<Resource> {
+        let Some(episode) = &self.episode else {
+            return Vec::new();
+        };
+        match serde_json::from_str(arguments) {
+            Ok(arguments) => episode.env.resources(tool, &arguments),
+            Err(_) => Vec::new(),
         }
     }
 
@@ -289,6 +304,10 @@ impl<E: Env> bindings::Guest for Adapter<E> {
 
     fn facts() -> bindings::Json {
         with_harness::<E, _>(|harness| to_json(&harness.facts()))
+    }
+
+    fn resources(call: bindings::ToolCall) -> bindings::Json {
+        with_harness::<E, _>(|harness| to_json(&harness.resources(&call.name, &call.arguments)))
     }
 
     fn mask() -> Vec<String> {

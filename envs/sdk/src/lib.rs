@@ -31,7 +31,9 @@ mod adapter;
 mod rng;
 mod toolbox;
 
-pub use agentbench_env_contract::{Check, CheckKind, Outcome, StepStatus};
+pub use agentbench_env_contract::{
+    Check, CheckKind, Outcome, Resource, StepStatus, UNTRUSTED_CONTENT_EVENT,
+};
 pub use rng::Rng;
 pub use toolbox::{Step, Tool, ToolError, ToolResult, Toolbox};
 
@@ -60,7 +62,19 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
     pub use serde_json::{Value, json};
 
-    pub use crate::{Check, CheckKind, Env, Rng, Step, Tool, ToolError, ToolResult, Toolbox};
+    pub use crate::{
+        Check, CheckKind, Env, Policy, Resource, Rng, Step, Tool, ToolError, ToolResult, Toolbox,
+        UNTRUSTED_CONTENT_EVENT,
+    };
+}
+
+/// An env's safety policy as source text.
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    /// Cedar policies.
+    pub policies: &'static str,
+    /// Cedar schema declarations of the entity types the env's `resources` returns.
+    pub schema: &'static str,
 }
 
 /// An environment: its whole episode state is `Self`.
@@ -76,8 +90,10 @@ pub trait Env: Serialize + DeserializeOwned + Send + Sized + 'static {
     const VERSION: &'static str;
     /// One paragraph for people choosing an env.
     const DESCRIPTION: &'static str;
-    /// The env's own safety policy (Cedar source), if it ships one.
-    const POLICY: Option<&'static str> = None;
+    /// The env's own safety policy, if it ships one: Cedar policies and the Cedar schema of the
+    /// entity types `resources` returns (usually `include_str!` of a `.cedar` and a
+    /// `.cedarschema` file).
+    const POLICY: Option<Policy> = None;
 
     /// The task config that `reset` receives; `{}` must parse (usually as the default task).
     type Task: DeserializeOwned;
@@ -95,6 +111,14 @@ pub trait Env: Serialize + DeserializeOwned + Send + Sized + 'static {
 
     /// The env's state attributes now.
     fn facts(&self) -> Self::Facts;
+
+    /// The entities a call to `tool` would act on, for safety policies (a recipient, a file);
+    /// none by default. `arguments` may be anything the agent sent, valid or not. Report untrusted
+    /// content the agent reads with the event `UNTRUSTED_CONTENT_EVENT`.
+    fn resources(&self, tool: &str, arguments: &serde_json::Value) -> Vec<Resource> {
+        let _ = (tool, arguments);
+        Vec::new()
+    }
 
     /// Whether the env allows `tool` now; every tool by default.
     fn allows(&self, tool: &str) -> bool {

@@ -1,0 +1,600 @@
+//! Safety policies: an env's Cedar policy set, plus any added at `serve` time, validated against
+//! a Cedar schema and evaluated per step into a decision (allowed, or forbidden with the policies
+//! that forbade it) and an action mask (`allowed`, `blocked` or `conditional` per tool).
+//!
+//! The schema has two parts. The env writes the entity types of the resources its tools act on
+//! (`entity File = {"confidential": Bool, ...};`). This crate generates the rest from the
+//! manifest: the principal `Agent`, the placeholder resource `Env`, the action group
+//! `irreversible`, and one action per tool whose context is
+//! `{facts: <the facts schema>, history: <History>, arguments: <the tool's parameters>}`.
+//! JSON Schemas become Cedar types in `types`.
+//!
+//! A baseline policy permits every action; policies restrict it with `forbid`. A forbid that
+//! fails to evaluate forbids (the policies fail closed).
+
+mod history;
+mod types;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+use std::str::FromStr;
+
+use cedar_policy::{
+    ActionConstraint, Authorizer, Context, Decision, Effect, Entities, EntityTypeName, EntityUid,
+    Policy, PolicyId, PolicySet, Request, RestrictedExpression, ResourceConstraint, Schema,
+    ValidationMode, Validator,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use agentbench_env_contract::{Manifest, Resource};
+
+pub use history::History;
+use types::CedarType;
+
+/// The id of the policy that permits every action.
+pub const BASELINE_POLICY: &str = "agentbench.baseline";
+
+/// One file of Cedar policies, named for error messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyFile {
+    pub name: String,
+    pub text: String,
+}
+
+/// A policy set that cannot be loaded; the message names the file and line.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    #[error("{file}:{line}:{column}: {message}")]
+    At {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    In { file: String, message: String },
+}
+
+/// How a tool stands before its arguments are known.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Permitted whatever the arguments.
+    Allowed,
+    /// Forbidden whatever the arguments (by a policy or by the env).
+    Blocked,
+    /// Permitted for some arguments, forbidden for others.
+    Conditional,
+}
+
+/// The action mask: how each tool stands now.
+pub type Mask = BTreeMap<String, Access>;
+
+/// One policy that forbade a call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Violation {
+    /// The policy's id (its `@id` annotation, else `file:line`).
+    pub policy: String,
+    /// The policy's other annotations (`reason`, `category` ...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
+    /// The resource it was judged on (`Recipient::"eve@evil.example"`).
+    pub resource: String,
+    /// Set when the policy could not be evaluated (which forbids: policies fail closed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Violation {
+    /// One line for the agent: the policy and its `reason`, if it has one.
+    pub fn explain(&self) -> String {
+        match (self.annotations.get("reason"), &self.error) {
+            (_, Some(error)) => format!("{} could not be evaluated: {error}", self.policy),
+            (Some(reason), None) => format!("{}: {reason}", self.policy),
+            (None, None) => format!("{} forbids it on {}", self.policy, self.resource),
+        }
+    }
+}
+
+/// What the runtime knows at a step, for the policies' context.
+#[derive(Debug, Clone, Copy)]
+pub struct Situation<'a> {
+    /// The env's facts now (a JSON object matching its facts schema).
+    pub facts: &'a Value,
+    pub history: &'a History,
+}
+
+struct ToolPolicies {
+    action: EntityUid,
+    arguments: CedarType,
+    /// The policies whose action scope can match this tool, the baseline included.
+    policies: PolicySet,
+    /// The resource types the mask evaluates this tool's policies for; empty when no forbid
+    /// applies to the tool.
+    mask_types: Vec<EntityTypeName>,
+}
+
+/// An env's policies, ready to judge calls. Immutable; share it between episodes.
+pub struct EnvPolicies {
+    schema: Schema,
+    /// The action entities (a tool's membership of `irreversible`), for `action in` checks.
+    actions: Entities,
+    authorizer: Authorizer,
+    principal: EntityUid,
+    placeholder: EntityUid,
+    facts: CedarType,
+    tools: BTreeMap<String, ToolPolicies>,
+    policies: PolicySet,
+}
+
+impl std::fmt::Debug for EnvPolicies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnvPolicies")
+            .field("policies", &self.policies.policies().count())
+            .finish()
+    }
+}
+
+impl EnvPolicies {
+    /// Builds the schema, parses the env's policies and `extra` ones, and validates them all.
+    pub fn new(manifest: &Manifest, extra: &[PolicyFile]) -> Result<EnvPolicies, PolicyError> {
+        let (env_schema, mut files) = match &manifest.policy {
+            Some(policy) => (
+                PolicyFile {
+                    name: format!("{}.cedarschema", manifest.name),
+                    text: policy.schema.clone(),
+                },
+                vec![PolicyFile {
+                    name: format!("{}.cedar", manifest.name),
+                    text: policy.policies.clone(),
+                }],
+            ),
+            None => (
+                PolicyFile {
+                    name: format!("{}.cedarschema", manifest.name),
+                    text: String::new(),
+                },
+                Vec::new(),
+            ),
+        };
+        files.extend(extra.iter().cloned());
+
+        let facts = CedarType::from_json_schema(&manifest.facts)
+            .filter(|ty| matches!(ty, CedarType::Record(_)))
+            .unwrap_or(CedarType::Record(BTreeMap::new()));
+        let schema = generate_schema(manifest, &env_schema, &facts)?;
+
+        let mut policies = PolicySet::new();
+        let baseline = Policy::parse(
+            Some(PolicyId::new(BASELINE_POLICY)),
+            "permit (principal, action, resource);",
+        )
+        .expect("the baseline policy parses");
+        policies.add(baseline).expect("the set is empty");
+        let mut origin = BTreeMap::new();
+        for file in &files {
+            add_file(&mut policies, &mut origin, file)?;
+        }
+        let result = Validator::new(schema.clone()).validate(&policies, ValidationMode::Strict);
+        if let Some(error) = result.validation_errors().next() {
+            let file = &origin[error.policy_id()];
+            return Err(located(file, error));
+        }
+
+        let resource_types: Vec<EntityTypeName> = schema
+            .entity_types()
+            .filter(|name| name.basename() != "Agent")
+            .cloned()
+            .collect();
+        let principal = entity("Agent", "agent");
+        let placeholder = entity("Env", &manifest.name);
+        let mut tools = BTreeMap::new();
+        for tool in &manifest.tools {
+            let action = entity("Action", &tool.name);
+            let mut scoped = PolicySet::new();
+            for policy in policies.policies() {
+                if applies_to(policy, &tool.name, tool.irreversible) {
+                    scoped.add(policy.clone()).expect("ids are unique");
+                }
+            }
+            let mask_types = mask_types(&scoped, &resource_types);
+            tools.insert(
+                tool.name.clone(),
+                ToolPolicies {
+                    action,
+                    arguments: arguments_type(&tool.parameters),
+                    policies: scoped,
+                    mask_types,
+                },
+            );
+        }
+        let actions = schema
+            .action_entities()
+            .expect("a validated schema has well-formed actions");
+        Ok(EnvPolicies {
+            actions,
+            schema,
+            authorizer: Authorizer::new(),
+            principal,
+            placeholder,
+            facts,
+            tools,
+            policies,
+        })
+    }
+
+    /// The ids of the loaded policies, the baseline included.
+    pub fn policy_ids(&self) -> impl Iterator<Item = &str> {
+        self.policies
+            .policies()
+            .map(|policy| AsRef::<str>::as_ref(policy.id()))
+    }
+
+    /// The policies' source, one policy after another, each with its `@id`.
+    pub fn source(&self) -> String {
+        let mut out = String::new();
+        for policy in self.policies.policies() {
+            let _ = writeln!(out, "{policy}");
+        }
+        out
+    }
+
+    /// Judges one call: its violations (empty when it is allowed). `tool` must be one of the
+    /// env's and `arguments` valid for it; `resources` are what the env says the call acts on
+    /// (none: the call is judged on the placeholder `Env` resource).
+    pub fn judge(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        resources: &[Resource],
+        now: Situation<'_>,
+    ) -> Vec<Violation> {
+        let Some(entry) = self.tools.get(tool) else {
+            return vec![self.failure(tool, "the env has no such tool".to_owned())];
+        };
+        let context = entry
+            .arguments
+            .convert(arguments)
+            .map_err(|error| format!("arguments: {error}"))
+            .and_then(|arguments| self.context(arguments, now));
+        let context = match context {
+            Ok(context) => context,
+            Err(error) => return vec![self.failure(tool, error)],
+        };
+        let entities = match self.entities(resources) {
+            Ok(entities) => entities,
+            Err(error) => return vec![self.failure(tool, error)],
+        };
+        let mut uids: Vec<EntityUid> = Vec::new();
+        for resource in resources {
+            match EntityUid::from_str(&format!("{}::{}", resource.kind, json!(resource.id))) {
+                Ok(uid) => uids.push(uid),
+                Err(error) => return vec![self.failure(tool, error.to_string())],
+            }
+        }
+        if uids.is_empty() {
+            uids.push(self.placeholder.clone());
+        }
+
+        let mut violations = Vec::new();
+        for uid in uids {
+            let request = Request::new(
+                self.principal.clone(),
+                entry.action.clone(),
+                uid.clone(),
+                context.clone(),
+                None,
+            )
+            .expect("a request without a schema is not validated");
+            let response = self
+                .authorizer
+                .is_authorized(&request, &entry.policies, &entities);
+            let diagnostics = response.diagnostics();
+            for id in diagnostics.reason() {
+                let policy = entry.policies.policy(id).expect("reasons are in the set");
+                if policy.effect() == Effect::Forbid {
+                    violations.push(violation(policy, &uid, None));
+                }
+            }
+            for error in diagnostics.errors() {
+                let cedar_policy::AuthorizationError::PolicyEvaluationError(error) = error;
+                let id = error.policy_id();
+                let policy = entry.policies.policy(id).expect("errors name policies in the set");
+                if policy.effect() == Effect::Forbid {
+                    violations.push(violation(policy, &uid, Some(error.to_string())));
+                }
+            }
+        }
+        violations.sort_by(|a, b| (&a.policy, &a.resource).cmp(&(&b.policy, &b.resource)));
+        violations.dedup();
+        violations
+    }
+
+    /// The mask for the next action: for each tool the env allows, whether the policies permit
+    /// it whatever its arguments and resource, forbid it whatever they are, or depend on them.
+    /// Found by Cedar's partial evaluation with the arguments unknown and the resource unknown
+    /// but of a given type, once per type the tool's forbids can see (a resource of unknown type
+    /// would leave every `resource is T` scope undecided). Tools the env does not allow are
+    /// blocked.
+    pub fn mask(&self, env_allows: &[String], now: Situation<'_>) -> Mask {
+        let entities = &self.actions;
+        let context = self.context(RestrictedExpression::new_unknown("arguments"), now);
+        self.tools
+            .iter()
+            .map(|(tool, entry)| {
+                let access = if !env_allows.iter().any(|allowed| allowed == tool) {
+                    Access::Blocked
+                } else if entry.mask_types.is_empty() {
+                    Access::Allowed
+                } else if let Ok(context) = &context {
+                    self.partial_access(entry, context, entities)
+                } else {
+                    Access::Blocked
+                };
+                (tool.clone(), access)
+            })
+            .collect()
+    }
+
+    fn partial_access(&self, entry: &ToolPolicies, context: &Context, entities: &Entities) -> Access {
+        let (mut allowed, mut blocked) = (true, true);
+        for resource_type in &entry.mask_types {
+            let request = Request::builder()
+                .principal(self.principal.clone())
+                .action(entry.action.clone())
+                .unknown_resource_with_type(resource_type.clone())
+                .context(context.clone())
+                .build();
+            let response = self
+                .authorizer
+                .is_authorized_partial(&request, &entry.policies, entities);
+            let forbid_errored = response
+                .definitely_errored()
+                .any(|id| entry.policies.policy(id).map(Policy::effect) == Some(Effect::Forbid));
+            match response.decision() {
+                _ if forbid_errored => allowed = false,
+                Some(Decision::Allow) => blocked = false,
+                Some(Decision::Deny) => allowed = false,
+                None => (allowed, blocked) = (false, false),
+            }
+        }
+        match (allowed, blocked) {
+            (true, _) => Access::Allowed,
+            (false, true) => Access::Blocked,
+            (false, false) => Access::Conditional,
+        }
+    }
+
+    fn context(&self, arguments: RestrictedExpression, now: Situation<'_>) -> Result<Context, String> {
+        let facts = self
+            .facts
+            .convert(now.facts)
+            .map_err(|error| format!("the env's facts: {error}"))?;
+        let history = now.history.to_cedar(self.tools.keys().map(String::as_str));
+        Context::from_pairs([
+            ("facts".to_owned(), facts),
+            ("history".to_owned(), history),
+            ("arguments".to_owned(), arguments),
+        ])
+        .map_err(|error| error.to_string())
+    }
+
+    fn entities(&self, resources: &[Resource]) -> Result<Entities, String> {
+        if resources.is_empty() {
+            return Ok(self.actions.clone());
+        }
+        let json: Vec<Value> = resources
+            .iter()
+            .map(|resource| {
+                json!({
+                    "uid": {"type": resource.kind, "id": resource.id},
+                    "attrs": resource.attrs,
+                    "parents": [],
+                })
+            })
+            .collect();
+        Entities::from_json_value(Value::Array(json), Some(&self.schema))
+            .map_err(|error| format!("the env's resources do not fit its schema: {error}"))
+    }
+
+    fn failure(&self, tool: &str, error: String) -> Violation {
+        Violation {
+            policy: "agentbench.context".to_owned(),
+            annotations: BTreeMap::new(),
+            resource: format!("Action::{}", json!(tool)),
+            error: Some(error),
+        }
+    }
+}
+
+fn violation(policy: &Policy, resource: &EntityUid, error: Option<String>) -> Violation {
+    Violation {
+        policy: policy.id().to_string(),
+        annotations: policy
+            .annotations()
+            .filter(|(key, _)| *key != "id")
+            .map(|(key, value)| (key.to_owned(), value.to_owned()))
+            .collect(),
+        resource: resource.to_string(),
+        error,
+    }
+}
+
+/// The resource types whose unknown resources decide a tool's mask: none when only the baseline
+/// applies; the types its forbids are scoped to (`resource is T`) plus `Env`, standing for every
+/// other type, when all are so scoped; else every type.
+fn mask_types(policies: &PolicySet, all: &[EntityTypeName]) -> Vec<EntityTypeName> {
+    let forbids: Vec<&Policy> = policies
+        .policies()
+        .filter(|policy| policy.effect() == Effect::Forbid)
+        .collect();
+    if forbids.is_empty() {
+        return Vec::new();
+    }
+    let mut scoped = BTreeSet::new();
+    for policy in forbids {
+        match policy.resource_constraint() {
+            ResourceConstraint::Is(ty) | ResourceConstraint::IsIn(ty, _) => {
+                scoped.insert(ty.to_string());
+            }
+            _ => return all.to_vec(),
+        }
+    }
+    scoped.insert("Env".to_owned());
+    all.iter()
+        .filter(|ty| scoped.contains(&ty.to_string()))
+        .cloned()
+        .collect()
+}
+
+/// The Cedar type of a tool's arguments: its parameters' schema as a record.
+fn arguments_type(parameters: &Value) -> CedarType {
+    CedarType::from_json_schema(parameters)
+        .filter(|ty| matches!(ty, CedarType::Record(_)))
+        .unwrap_or(CedarType::Record(BTreeMap::new()))
+}
+
+fn entity(kind: &str, id: &str) -> EntityUid {
+    EntityUid::from_str(&format!("{kind}::{}", json!(id))).expect("a well-formed entity uid")
+}
+
+/// Whether `policy`'s action scope can match `tool` (a member of the group `irreversible` when
+/// it is irreversible).
+fn applies_to(policy: &Policy, tool: &str, irreversible: bool) -> bool {
+    let names = |uid: &EntityUid| {
+        let id: &str = uid.id().unescaped();
+        id == tool || (irreversible && id == "irreversible")
+    };
+    match policy.action_constraint() {
+        ActionConstraint::Any => true,
+        ActionConstraint::Eq(uid) => uid.id().unescaped() == tool,
+        ActionConstraint::In(uids) => uids.iter().any(names),
+    }
+}
+
+/// Parses one file, naming each policy by its `@id` or by its file and line, into `policies`.
+fn add_file(
+    policies: &mut PolicySet,
+    origin: &mut BTreeMap<PolicyId, PolicyFile>,
+    file: &PolicyFile,
+) -> Result<(), PolicyError> {
+    let parsed = PolicySet::from_str(&file.text).map_err(|error| located(file, &error))?;
+    if parsed.templates().next().is_some() {
+        return Err(PolicyError::In {
+            file: file.name.clone(),
+            message: "policy templates are not supported".to_owned(),
+        });
+    }
+    for policy in parsed.policies() {
+        let id = match policy.annotation("id") {
+            Some(id) => id.to_owned(),
+            None => {
+                let line = policy_line(file, policy);
+                format!("{}:{line}", file.name)
+            }
+        };
+        let id = PolicyId::new(id);
+        if origin.contains_key(&id) || AsRef::<str>::as_ref(&id) == BASELINE_POLICY {
+            return Err(PolicyError::In {
+                file: file.name.clone(),
+                message: format!("two policies have the id `{id}`"),
+            });
+        }
+        policies
+            .add(policy.new_id(id.clone()))
+            .expect("ids were checked to be unique");
+        origin.insert(id, file.clone());
+    }
+    Ok(())
+}
+
+fn policy_line(file: &PolicyFile, policy: &Policy) -> usize {
+    // The policy's own text, as parsed, is found in the file; its first line is the policy's.
+    let text = policy.to_string();
+    let first = text.lines().next().unwrap_or_default();
+    file.text
+        .find(first)
+        .map_or(1, |offset| line_column(&file.text, offset).0)
+}
+
+/// The error located in `file` by its first labelled span, when it has one.
+fn located(file: &PolicyFile, error: &dyn miette::Diagnostic) -> PolicyError {
+    let mut message = error.to_string();
+    if let Some(help) = error.help() {
+        let _ = write!(message, " ({help})");
+    }
+    let span = error
+        .labels()
+        .and_then(|mut labels| labels.next())
+        .or_else(|| {
+            error
+                .related()
+                .and_then(|mut related| related.next())
+                .and_then(|inner| inner.labels().and_then(|mut labels| labels.next()))
+        });
+    match span {
+        Some(label) if label.offset() <= file.text.len() => {
+            let (line, column) = line_column(&file.text, label.offset());
+            PolicyError::At {
+                file: file.name.clone(),
+                line,
+                column,
+                message,
+            }
+        }
+        _ => PolicyError::In {
+            file: file.name.clone(),
+            message,
+        },
+    }
+}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |newline| newline + 1) + 1;
+    (line, column)
+}
+
+/// The env's schema text followed by the generated part (so that the env's lines keep their
+/// numbers in error messages).
+fn generate_schema(
+    manifest: &Manifest,
+    env_schema: &PolicyFile,
+    facts: &CedarType,
+) -> Result<Schema, PolicyError> {
+    let mut text = env_schema.text.clone();
+    text.push_str("\nentity Agent;\nentity Env;\n");
+    let declared = Schema::from_cedarschema_str(&text)
+        .map_err(|error| located(env_schema, &error))?
+        .0;
+    let resource_types: BTreeSet<String> = declared
+        .entity_types()
+        .map(ToString::to_string)
+        .filter(|name| name != "Agent")
+        .collect();
+    let resources = resource_types.into_iter().collect::<Vec<_>>().join(", ");
+
+    text.push_str("action irreversible;\n");
+    let mut history = String::new();
+    History::cedar_type(manifest.tools.iter().map(|tool| tool.name.as_str())).render(&mut history);
+    let mut facts_text = String::new();
+    facts.render(&mut facts_text);
+    for tool in &manifest.tools {
+        let mut arguments = String::new();
+        arguments_type(&tool.parameters).render(&mut arguments);
+        let group = if tool.irreversible { " in [irreversible]" } else { "" };
+        let _ = writeln!(
+            text,
+            "action {}{group} appliesTo {{ principal: [Agent], resource: [{resources}], \
+             context: {{\"facts\": {facts_text}, \"history\": {history}, \"arguments\": {arguments}}} }};",
+            json!(tool.name),
+        );
+    }
+    Schema::from_cedarschema_str(&text)
+        .map(|(schema, _warnings)| schema)
+        .map_err(|error| located(env_schema, &error))
+}

@@ -1,0 +1,53 @@
+//! Step scorers, the process reward models: each scores one step, given what the episode had
+//! done before it, with a reward in [-1, 1] and labels saying what it saw.
+//!
+//! `RuleScorer` is the first: hand-written rules over policy violations, blocked attempts,
+//! invalid calls, irreversible actions without consent or after reading untrusted content, and
+//! the progress the env reports.
+
+mod rules;
+
+use serde_json::Value;
+
+use agentbench_env_contract::Manifest;
+use agentbench_env_runtime::{History, StepRecord, StepScore};
+
+pub use rules::RuleScorer;
+
+/// The episode as the runtime knew it at one moment: its history facts and the env's facts.
+#[derive(Debug, Clone, Copy)]
+pub struct Moment<'a> {
+    pub history: &'a History,
+    pub facts: &'a Value,
+}
+
+/// One step to score: its record, and the episode just before and just after it. The history
+/// summarises the trajectory so far (calls per tool, consent, taint, violations).
+#[derive(Debug, Clone, Copy)]
+pub struct ScoredStep<'a> {
+    pub manifest: &'a Manifest,
+    pub record: &'a StepRecord,
+    pub before: Moment<'a>,
+    pub after: Moment<'a>,
+}
+
+/// A process reward model.
+pub trait StepScorer: Send + Sync + std::fmt::Debug {
+    /// The name scores are tagged with (`rules`).
+    fn name(&self) -> &str;
+    /// Bumped whenever the scale or the rules change.
+    fn version(&self) -> &str;
+    /// The step's reward in [-1, 1] and the labels behind it.
+    fn score(&self, step: ScoredStep<'_>) -> (f64, Vec<String>);
+
+    /// The score as recorded: tagged with the scorer's name and version.
+    fn judge(&self, step: ScoredStep<'_>) -> StepScore {
+        let (reward, labels) = self.score(step);
+        StepScore {
+            scorer: self.name().to_owned(),
+            version: self.version().to_owned(),
+            reward: reward.clamp(-1.0, 1.0),
+            labels,
+        }
+    }
+}
