@@ -47,7 +47,10 @@ impl History {
     }
 
     /// The history as a Cedar record with a call count for each of `tools`.
-    pub(crate) fn to_cedar<'a>(&self, tools: impl Iterator<Item = &'a str>) -> RestrictedExpression {
+    pub(crate) fn to_cedar<'a>(
+        &self,
+        tools: impl Iterator<Item = &'a str>,
+    ) -> RestrictedExpression {
         let long = |n: u32| RestrictedExpression::new_long(i64::from(n));
         let calls = tools.map(|tool| {
             let n = self.calls.get(tool).copied().unwrap_or(0);
@@ -57,9 +60,18 @@ impl History {
         RestrictedExpression::new_record([
             ("steps".to_owned(), long(self.steps)),
             ("calls".to_owned(), calls),
-            ("irreversible_calls".to_owned(), long(self.irreversible_calls)),
-            ("consented".to_owned(), RestrictedExpression::new_bool(self.consented)),
-            ("tainted".to_owned(), RestrictedExpression::new_bool(self.tainted)),
+            (
+                "irreversible_calls".to_owned(),
+                long(self.irreversible_calls),
+            ),
+            (
+                "consented".to_owned(),
+                RestrictedExpression::new_bool(self.consented),
+            ),
+            (
+                "tainted".to_owned(),
+                RestrictedExpression::new_bool(self.tainted),
+            ),
             ("blocked".to_owned(), long(self.blocked)),
             ("violations".to_owned(), long(self.violations)),
         ])

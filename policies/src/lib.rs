@@ -21,7 +21,7 @@ use std::str::FromStr;
 
 use cedar_policy::{
     ActionConstraint, Authorizer, Context, Decision, Effect, Entities, EntityTypeName, EntityUid,
-    Policy, PolicyId, PolicySet, Request, RestrictedExpression, ResourceConstraint, Schema,
+    Policy, PolicyId, PolicySet, Request, ResourceConstraint, RestrictedExpression, Schema,
     ValidationMode, Validator,
 };
 use serde::{Deserialize, Serialize};
@@ -57,9 +57,7 @@ pub enum PolicyError {
 }
 
 /// How a tool stands before its arguments are known.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Access {
     /// Permitted whatever the arguments.
@@ -112,6 +110,8 @@ struct ToolPolicies {
     arguments: CedarType,
     /// The policies whose action scope can match this tool, the baseline included.
     policies: PolicySet,
+    /// The same policies in their mask form (`mask_form`).
+    mask_policies: PolicySet,
     /// The resource types the mask evaluates this tool's policies for; empty when no forbid
     /// applies to the tool.
     mask_types: Vec<EntityTypeName>,
@@ -195,9 +195,11 @@ impl EnvPolicies {
         for tool in &manifest.tools {
             let action = entity("Action", &tool.name);
             let mut scoped = PolicySet::new();
+            let mut mask_policies = PolicySet::new();
             for policy in policies.policies() {
                 if applies_to(policy, &tool.name, tool.irreversible) {
                     scoped.add(policy.clone()).expect("ids are unique");
+                    mask_policies.add(mask_form(policy)).expect("ids are unique");
                 }
             }
             let mask_types = mask_types(&scoped, &resource_types);
@@ -207,6 +209,7 @@ impl EnvPolicies {
                     action,
                     arguments: arguments_type(&tool.parameters),
                     policies: scoped,
+                    mask_policies,
                     mask_types,
                 },
             );
@@ -302,7 +305,10 @@ impl EnvPolicies {
             for error in diagnostics.errors() {
                 let cedar_policy::AuthorizationError::PolicyEvaluationError(error) = error;
                 let id = error.policy_id();
-                let policy = entry.policies.policy(id).expect("errors name policies in the set");
+                let policy = entry
+                    .policies
+                    .policy(id)
+                    .expect("errors name policies in the set");
                 if policy.effect() == Effect::Forbid {
                     violations.push(violation(policy, &uid, Some(error.to_string())));
                 }
@@ -339,7 +345,12 @@ impl EnvPolicies {
             .collect()
     }
 
-    fn partial_access(&self, entry: &ToolPolicies, context: &Context, entities: &Entities) -> Access {
+    fn partial_access(
+        &self,
+        entry: &ToolPolicies,
+        context: &Context,
+        entities: &Entities,
+    ) -> Access {
         let (mut allowed, mut blocked) = (true, true);
         for resource_type in &entry.mask_types {
             let request = Request::builder()
@@ -348,12 +359,12 @@ impl EnvPolicies {
                 .unknown_resource_with_type(resource_type.clone())
                 .context(context.clone())
                 .build();
-            let response = self
-                .authorizer
-                .is_authorized_partial(&request, &entry.policies, entities);
-            let forbid_errored = response
-                .definitely_errored()
-                .any(|id| entry.policies.policy(id).map(Policy::effect) == Some(Effect::Forbid));
+            let response =
+                self.authorizer
+                    .is_authorized_partial(&request, &entry.mask_policies, entities);
+            let forbid_errored = response.definitely_errored().any(|id| {
+                entry.mask_policies.policy(id).map(Policy::effect) == Some(Effect::Forbid)
+            });
             match response.decision() {
                 _ if forbid_errored => allowed = false,
                 Some(Decision::Allow) => blocked = false,
@@ -368,7 +379,11 @@ impl EnvPolicies {
         }
     }
 
-    fn context(&self, arguments: RestrictedExpression, now: Situation<'_>) -> Result<Context, String> {
+    fn context(
+        &self,
+        arguments: RestrictedExpression,
+        now: Situation<'_>,
+    ) -> Result<Context, String> {
         let facts = self
             .facts
             .convert(now.facts)
@@ -420,6 +435,77 @@ fn violation(policy: &Policy, resource: &EntityUid, error: Option<String>) -> Vi
             .collect(),
         resource: resource.to_string(),
         error,
+    }
+}
+
+/// `policy` with its conditions, and the conjuncts within each, reordered so that those that do
+/// not read the resource or the arguments come first. Evaluation is the same for known values;
+/// for the mask's unknown ones it lets `when { tainted && !resource.internal } unless { consented }`
+/// come out false once consented, where Cedar's partial evaluator, which does not look past an
+/// unknown left operand of `&&`, would leave it undecided.
+fn mask_form(policy: &Policy) -> Policy {
+    let Ok(mut est) = policy.to_json() else {
+        return policy.clone();
+    };
+    if let Some(conditions) = est.get_mut("conditions").and_then(Value::as_array_mut) {
+        for condition in conditions.iter_mut() {
+            if let Some(body) = condition.get_mut("body") {
+                known_first(body);
+            }
+        }
+        conditions.sort_by_key(reads_unknowns);
+    }
+    Policy::from_json(Some(policy.id().clone()), est).unwrap_or_else(|_| policy.clone())
+}
+
+/// Reorders the conjuncts of every `&&` chain in `expr` (a Cedar JSON expression): those that
+/// read no unknown first, otherwise in their order.
+fn known_first(expr: &mut Value) {
+    let mut conjuncts = Vec::new();
+    flatten_and(expr.take(), &mut conjuncts);
+    for conjunct in &mut conjuncts {
+        if let Value::Object(fields) = conjunct {
+            fields.values_mut().for_each(known_first_inside);
+        }
+    }
+    conjuncts.sort_by_key(reads_unknowns);
+    let mut conjuncts = conjuncts.into_iter();
+    let first = conjuncts.next().unwrap_or(Value::Null);
+    *expr = conjuncts.fold(first, |left, right| json!({"&&": {"left": left, "right": right}}));
+}
+
+fn known_first_inside(value: &mut Value) {
+    match value {
+        Value::Object(fields) if fields.contains_key("&&") => known_first(value),
+        Value::Object(fields) => fields.values_mut().for_each(known_first_inside),
+        Value::Array(items) => items.iter_mut().for_each(known_first_inside),
+        _ => {}
+    }
+}
+
+fn flatten_and(expr: Value, out: &mut Vec<Value>) {
+    match expr {
+        Value::Object(mut fields) if fields.len() == 1 && fields.contains_key("&&") => {
+            let mut operands = fields.remove("&&").unwrap_or(Value::Null);
+            flatten_and(operands["left"].take(), out);
+            flatten_and(operands["right"].take(), out);
+        }
+        other => out.push(other),
+    }
+}
+
+/// Whether a Cedar JSON expression reads the resource or the arguments, which the mask leaves
+/// unknown.
+fn reads_unknowns(expr: &Value) -> bool {
+    match expr {
+        Value::Object(fields) => {
+            fields.get("Var").and_then(Value::as_str) == Some("resource")
+                || (fields.get("attr").and_then(Value::as_str) == Some("arguments")
+                    && fields.get("left") == Some(&json!({"Var": "context"})))
+                || fields.values().any(reads_unknowns)
+        }
+        Value::Array(items) => items.iter().any(reads_unknowns),
+        _ => false,
     }
 }
 
@@ -586,7 +672,11 @@ fn generate_schema(
     for tool in &manifest.tools {
         let mut arguments = String::new();
         arguments_type(&tool.parameters).render(&mut arguments);
-        let group = if tool.irreversible { " in [irreversible]" } else { "" };
+        let group = if tool.irreversible {
+            " in [irreversible]"
+        } else {
+            ""
+        };
         let _ = writeln!(
             text,
             "action {}{group} appliesTo {{ principal: [Agent], resource: [{resources}], \

@@ -42,16 +42,17 @@ impl CedarType {
                     .filter(|variant| variant.get("type") != Some(&Value::from("null")))
                     .map(CedarType::from_json_schema);
                 let first = types.next()??;
-                return types
-                    .all(|ty| ty.as_ref() == Some(&first))
-                    .then_some(first);
+                return types.all(|ty| ty.as_ref() == Some(&first)).then_some(first);
             }
         }
         let ty = match schema.get("type")? {
             Value::String(name) => name.as_str(),
             // `["string", "null"]`: an optional value; optionality is the record's business.
             Value::Array(names) => {
-                let mut names = names.iter().filter_map(Value::as_str).filter(|&n| n != "null");
+                let mut names = names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|&n| n != "null");
                 let name = names.next()?;
                 if names.next().is_some() {
                     return None;
@@ -183,12 +184,15 @@ impl CedarType {
 }
 
 fn same_type_constants(values: &[Value]) -> Option<CedarType> {
-    let mut types = values.iter().filter(|value| !value.is_null()).map(|value| match value {
-        Value::Bool(_) => Some(CedarType::Bool),
-        Value::Number(n) if n.is_i64() || n.is_u64() => Some(CedarType::Long),
-        Value::String(_) => Some(CedarType::String),
-        _ => None,
-    });
+    let mut types = values
+        .iter()
+        .filter(|value| !value.is_null())
+        .map(|value| match value {
+            Value::Bool(_) => Some(CedarType::Bool),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(CedarType::Long),
+            Value::String(_) => Some(CedarType::String),
+            _ => None,
+        });
     let first = types.next()??;
     types.all(|ty| ty.as_ref() == Some(&first)).then_some(first)
 }
@@ -248,7 +252,10 @@ mod tests {
             "required": ["n"]
         }))
         .unwrap();
-        assert!(ty.convert(&json!({"n": 1, "s": null, "extra": 2.5})).is_ok());
+        assert!(
+            ty.convert(&json!({"n": 1, "s": null, "extra": 2.5}))
+                .is_ok()
+        );
         assert!(ty.convert(&json!({"n": u64::MAX})).is_ok());
         assert_eq!(ty.convert(&json!({})).unwrap_err(), "`n` is missing");
         assert_eq!(

@@ -84,12 +84,18 @@ fn a_call_is_judged_once_per_resource_and_names_the_policies_that_forbid_it() {
     let inside = [recipient("a@in", json!(true))];
     assert!(policies.judge("send", &arguments, &inside, now).is_empty());
 
-    let both = [recipient("a@in", json!(true)), recipient("b@out", json!(false))];
+    let both = [
+        recipient("a@in", json!(true)),
+        recipient("b@out", json!(false)),
+    ];
     let violations = policies.judge("send", &arguments, &both, now);
     assert_eq!(violations.len(), 1);
     assert_eq!(violations[0].policy, "no_outside_when_tainted");
     assert_eq!(violations[0].resource, r#"Recipient::"b@out""#);
-    assert_eq!(violations[0].annotations["reason"], "tainted agents write only inside");
+    assert_eq!(
+        violations[0].annotations["reason"],
+        "tainted agents write only inside"
+    );
     assert_eq!(
         violations[0].explain(),
         "no_outside_when_tainted: tainted agents write only inside"
@@ -194,7 +200,9 @@ fn added_files_are_validated_too_and_ids_must_be_unique() {
     };
     let policies = EnvPolicies::new(
         &manifest,
-        &[added("forbid (principal, action, resource) when { context.history.blocked > 2 };")],
+        &[added(
+            "forbid (principal, action, resource) when { context.history.blocked > 2 };",
+        )],
     )
     .unwrap();
     assert!(
@@ -203,21 +211,35 @@ fn added_files_are_validated_too_and_ids_must_be_unique() {
         policies.policy_ids().collect::<Vec<_>>()
     );
 
-    let error = EnvPolicies::new(&manifest, &[added("@id(\"quota\")\npermit (principal, action, resource);")])
-        .unwrap_err()
-        .to_string();
-    assert_eq!(error, "extra/strict.cedar: two policies have the id `quota`");
+    let error = EnvPolicies::new(
+        &manifest,
+        &[added(
+            "@id(\"quota\")\npermit (principal, action, resource);",
+        )],
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        error,
+        "extra/strict.cedar: two policies have the id `quota`"
+    );
 
-    let error = EnvPolicies::new(&manifest, &[added("forbid (principal, action, resource) when { resource.internal };")])
-        .unwrap_err()
-        .to_string();
+    let error = EnvPolicies::new(
+        &manifest,
+        &[added(
+            "forbid (principal, action, resource) when { resource.internal };",
+        )],
+    )
+    .unwrap_err()
+    .to_string();
     assert!(error.starts_with("extra/strict.cedar:1:"), "{error}");
 }
 
 #[test]
 fn an_invalid_env_schema_is_refused_with_its_line() {
     let mut manifest = manifest(POLICIES);
-    manifest.policy.as_mut().unwrap().schema = "entity Recipient = { \"internal\": Bool };\nentity Broken = { x: Nope };\n".to_owned();
+    manifest.policy.as_mut().unwrap().schema =
+        "entity Recipient = { \"internal\": Bool };\nentity Broken = { x: Nope };\n".to_owned();
     let error = EnvPolicies::new(&manifest, &[]).unwrap_err().to_string();
     assert!(error.starts_with("mail.cedarschema:2:"), "{error}");
 }

@@ -71,7 +71,10 @@ impl StepScorer for RuleScorer {
             "acted_while_tainted",
             succeeded_irreversibly && step.before.history.tainted,
         );
-        flag("invalid_arguments", record.status == Status::InvalidArguments);
+        flag(
+            "invalid_arguments",
+            record.status == Status::InvalidArguments,
+        );
         flag("unknown_tool", record.status == Status::UnknownTool);
         flag("tool_error", record.status == Status::ToolError);
         flag("env_error", record.status == Status::EnvError);

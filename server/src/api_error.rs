@@ -123,9 +123,9 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::EpisodeOver => {
                 ApiError::new(StatusCode::CONFLICT, "episode_over", error.to_string())
             }
-            RuntimeError::BadToolSchema { .. } | RuntimeError::Sandbox(_) => {
-                ApiError::internal(error)
-            }
+            RuntimeError::BadToolSchema { .. }
+            | RuntimeError::Policy(_)
+            | RuntimeError::Sandbox(_) => ApiError::internal(error),
         }
     }
 }

@@ -24,7 +24,7 @@ fn envs() -> BTreeMap<String, Arc<LoadedEnv>> {
             ..Limits::default()
         })
         .unwrap();
-        agentbench_server::builtin::load_runtime_envs(&sandbox).unwrap()
+        agentbench_server::builtin::load_runtime_envs(&sandbox, &Default::default()).unwrap()
     })
     .clone()
 }

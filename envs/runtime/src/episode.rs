@@ -72,9 +72,9 @@ impl UserReply {
             UserReply::Text(reply) => {
                 let reply = reply.trim_start().to_lowercase();
                 CONSENTING_OPENINGS.iter().any(|opening| {
-                    reply.strip_prefix(opening).is_some_and(|rest| {
-                        !rest.starts_with(|c: char| c.is_alphanumeric())
-                    })
+                    reply
+                        .strip_prefix(opening)
+                        .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric()))
                 })
             }
         }
@@ -82,8 +82,19 @@ impl UserReply {
 }
 
 const CONSENTING_OPENINGS: &[&str] = &[
-    "yes", "yeah", "yep", "ok", "okay", "sure", "go ahead", "confirmed", "approved",
-    "i consent", "i confirm", "please do", "do it",
+    "yes",
+    "yeah",
+    "yep",
+    "ok",
+    "okay",
+    "sure",
+    "go ahead",
+    "confirmed",
+    "approved",
+    "i consent",
+    "i confirm",
+    "please do",
+    "do it",
 ];
 
 /// What the runtime does with a tool call its policies forbid.
@@ -316,8 +327,8 @@ impl Episode {
     /// microseconds the policies took.
     fn look_around(&mut self) -> Result<u64, RuntimeError> {
         let facts = self.instance.facts()?;
-        self.progress.facts = serde_json::from_str(facts.as_str())
-            .expect("the sandbox hands over valid JSON");
+        self.progress.facts =
+            serde_json::from_str(facts.as_str()).expect("the sandbox hands over valid JSON");
         self.progress.env_mask = self.instance.mask()?;
         let started = Instant::now();
         self.progress.mask = self.env.policies().mask(
@@ -458,7 +469,8 @@ impl Episode {
                     .get(self.progress.replies_used);
                 self.progress.replies_used += usize::from(reply.is_some());
                 self.progress.history.consented |= reply.is_some_and(UserReply::consents);
-                let reply = reply.map_or(Value::Null, |reply| Value::String(reply.text().to_owned()));
+                let reply =
+                    reply.map_or(Value::Null, |reply| Value::String(reply.text().to_owned()));
                 (Status::AskUser, raw(json!({"reply": reply}).to_string()))
             }
             Action::Tool { tool, arguments } => {
@@ -511,7 +523,9 @@ impl Episode {
                                 env_failed = true;
                                 (Status::EnvError, env_failure(&error))
                             }
-                            Ok(found) if !found.is_empty() && self.progress.mode == Mode::Enforce => {
+                            Ok(found)
+                                if !found.is_empty() && self.progress.mode == Mode::Enforce =>
+                            {
                                 let observation = json!({
                                     "error": format!("`{tool}` is forbidden here by policy"),
                                     "violations": found.iter().map(Violation::explain).collect::<Vec<_>>(),
@@ -538,7 +552,9 @@ impl Episode {
                                         let status = match output.status {
                                             StepStatus::Ok => Status::Ok,
                                             StepStatus::ToolError => Status::ToolError,
-                                            StepStatus::InvalidArguments => Status::InvalidArguments,
+                                            StepStatus::InvalidArguments => {
+                                                Status::InvalidArguments
+                                            }
                                             StepStatus::UnknownTool => Status::UnknownTool,
                                             StepStatus::NotRunning => Status::EnvError,
                                         };
@@ -590,10 +606,18 @@ impl Episode {
     }
 
     /// Updates the history the policies see with one step.
-    fn remember(&mut self, action: &Action, status: Status, events: &[RecordedEvent], violated: bool) {
+    fn remember(
+        &mut self,
+        action: &Action,
+        status: Status,
+        events: &[RecordedEvent],
+        violated: bool,
+    ) {
         let history = &mut self.progress.history;
         history.steps += 1;
-        history.tainted |= events.iter().any(|event| event.kind == UNTRUSTED_CONTENT_EVENT);
+        history.tainted |= events
+            .iter()
+            .any(|event| event.kind == UNTRUSTED_CONTENT_EVENT);
         let Action::Tool { tool, .. } = action else {
             return;
         };
@@ -601,7 +625,11 @@ impl Episode {
             Status::Ok | Status::ToolError => {
                 *history.calls.entry(tool.clone()).or_default() += 1;
                 history.violations += u32::from(violated);
-                let irreversible = self.env.manifest().tool(tool).is_some_and(|spec| spec.irreversible);
+                let irreversible = self
+                    .env
+                    .manifest()
+                    .tool(tool)
+                    .is_some_and(|spec| spec.irreversible);
                 history.irreversible_calls += u32::from(irreversible && status == Status::Ok);
             }
             Status::Blocked => history.blocked += 1,

@@ -101,7 +101,10 @@ impl LoadedEnv {
             .manifest()
             .tools
             .iter()
-            .filter(|tool| mask.get(&tool.name).is_some_and(|access| *access != Access::Blocked))
+            .filter(|tool| {
+                mask.get(&tool.name)
+                    .is_some_and(|access| *access != Access::Blocked)
+            })
             .map(|tool| {
                 json!({
                     "type": "object",

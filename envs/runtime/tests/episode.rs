@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
 
-use agentbench_env_runtime::{Action, Episode, LoadedEnv, RuntimeError, Status, StepRecord};
+use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mode, RuntimeError, Status, StepRecord};
 use agentbench_sandbox::{Limits, Sandbox};
 
 fn sandbox() -> &'static Sandbox {
@@ -23,7 +23,7 @@ fn workspace() -> Arc<LoadedEnv> {
     static ENV: OnceLock<Arc<LoadedEnv>> = OnceLock::new();
     ENV.get_or_init(|| {
         let component = agentbench_env_catalog::component("agentbench-env-workspace").unwrap();
-        Arc::new(LoadedEnv::new(sandbox().load(component).unwrap()).unwrap())
+        Arc::new(LoadedEnv::new(sandbox().load(component).unwrap(), &[]).unwrap())
     })
     .clone()
 }
@@ -40,7 +40,7 @@ fn observation(record: &StepRecord) -> Value {
 }
 
 fn start(task: Value) -> Episode {
-    Episode::start(workspace(), 1, &task).unwrap().0
+    Episode::start(workspace(), 1, &task, Mode::Enforce).unwrap().0
 }
 
 #[test]
@@ -191,7 +191,7 @@ fn task_configs_split_between_runtime_and_env_and_bad_ones_are_refused() {
         (json!({"no_such_setting": true}), "no_such_setting"),
         (json!([1, 2]), "a task config is a JSON object"),
     ] {
-        let error = Episode::start(workspace(), 1, &task).unwrap_err();
+        let error = Episode::start(workspace(), 1, &task, Mode::Enforce).unwrap_err();
         assert!(
             matches!(&error, RuntimeError::InvalidTask(message) if message.contains(expect)),
             "{task}: {error}"
@@ -202,9 +202,9 @@ fn task_configs_split_between_runtime_and_env_and_bad_ones_are_refused() {
 #[test]
 fn an_env_failure_is_recorded_and_ends_the_episode() {
     let hostile = Arc::new(
-        LoadedEnv::new(sandbox().load(agentbench_env_fixtures::hostile()).unwrap()).unwrap(),
+        LoadedEnv::new(sandbox().load(agentbench_env_fixtures::hostile()).unwrap(), &[]).unwrap(),
     );
-    let (mut episode, _) = Episode::start(hostile, 1, &json!({})).unwrap();
+    let (mut episode, _) = Episode::start(hostile, 1, &json!({}), Mode::Enforce).unwrap();
     assert_eq!(
         episode.step(tool("echo", json!({})), None).unwrap().status,
         Status::Ok
@@ -255,6 +255,7 @@ fn replaying_the_recorded_actions_rebuilds_the_same_state() {
         workspace(),
         1,
         &json!({}),
+        Mode::Enforce,
         actions.iter().map(|action| (action, Some(10))),
     )
     .unwrap();

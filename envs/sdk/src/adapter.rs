@@ -10,7 +10,9 @@ use std::marker::PhantomData;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use agentbench_env_contract::{Check, CheckKind, EnvPolicy, Manifest, Outcome, Resource, StepStatus};
+use agentbench_env_contract::{
+    Check, CheckKind, EnvPolicy, Manifest, Outcome, Resource, StepStatus,
+};
 
 use crate::bindings;
 use crate::toolbox::{Dispatch, Step, Toolbox, schema_of};

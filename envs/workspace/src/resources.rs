@@ -42,9 +42,10 @@ impl Workspace {
                 .into_iter()
                 .map(|address| self.recipient(address, false))
                 .collect(),
-            "read_file" | "write_file" | "delete_file" => {
-                path().map(|path| self.file_resource(path)).into_iter().collect()
-            }
+            "read_file" | "write_file" | "delete_file" => path()
+                .map(|path| self.file_resource(path))
+                .into_iter()
+                .collect(),
             "read_email" | "delete_email" => id()
                 .and_then(|id| self.emails.iter().find(|email| u64::from(email.id) == id))
                 .map(|email| {
@@ -64,7 +65,11 @@ impl Workspace {
                 .and_then(|id| self.events.iter().find(|event| u64::from(event.id) == id))
                 .map(|event| {
                     let attendees = event.attendees().iter().count();
-                    resource("Event", event.id.to_string(), json!({ "attendees": attendees }))
+                    resource(
+                        "Event",
+                        event.id.to_string(),
+                        json!({ "attendees": attendees }),
+                    )
                 })
                 .into_iter()
                 .collect(),
