@@ -15,14 +15,15 @@
 mod history;
 mod types;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 use std::str::FromStr;
+use std::sync::Mutex;
 
 use cedar_policy::{
-    ActionConstraint, Authorizer, Context, Decision, Effect, Entities, EntityTypeName, EntityUid,
-    Policy, PolicyId, PolicySet, Request, ResourceConstraint, RestrictedExpression, Schema,
-    ValidationMode, Validator,
+    ActionConstraint, Authorizer, Context, Decision, Effect, Entities, Entity, EntityTypeName,
+    EntityUid, Policy, PolicyId, PolicySet, Request, ResourceConstraint, RestrictedExpression,
+    Schema, ValidationMode, Validator,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -115,7 +116,23 @@ struct ToolPolicies {
     /// The resource types the mask evaluates this tool's policies for; empty when no forbid
     /// applies to the tool.
     mask_types: Vec<EntityTypeName>,
+    /// The parts of the context (`["history", "tainted"]`) the policies read, besides the
+    /// arguments: the tool's access is a function of their values, cached by them.
+    reads: Vec<Vec<String>>,
+    cache: Mutex<HashMap<String, Access>>,
+    /// What judging a call reads: the context paths (the arguments included), the resource's
+    /// attributes, and whether the resource's identity matters (`resource == ...`, `in`).
+    judge_reads: Vec<Vec<String>>,
+    resource_reads: Vec<String>,
+    resource_identity: bool,
+    judgements: Mutex<HashMap<String, Forbidding>>,
 }
+
+/// The forbids a call on one resource satisfies (`None`) or failed to evaluate (the error).
+type Forbidding = Vec<(PolicyId, Option<String>)>;
+
+/// The most entries a tool's mask or judgement cache holds before it starts over.
+const CACHE_ENTRIES: usize = 4096;
 
 /// An env's policies, ready to judge calls. Immutable; share it between episodes.
 pub struct EnvPolicies {
@@ -199,10 +216,29 @@ impl EnvPolicies {
             for policy in policies.policies() {
                 if applies_to(policy, &tool.name, tool.irreversible) {
                     scoped.add(policy.clone()).expect("ids are unique");
-                    mask_policies.add(mask_form(policy)).expect("ids are unique");
+                    mask_policies
+                        .add(mask_form(policy))
+                        .expect("ids are unique");
                 }
             }
             let mask_types = mask_types(&scoped, &resource_types);
+            let mut judge_reads = BTreeSet::new();
+            let mut resource_reads = BTreeSet::new();
+            let mut resource_identity = false;
+            for policy in scoped.policies() {
+                let est = policy.to_json().expect("a parsed policy has a JSON form");
+                context_reads(&est, &mut judge_reads);
+                resource_identity |= reads_resource(&est, &mut resource_reads)
+                    || !matches!(
+                        policy.resource_constraint(),
+                        ResourceConstraint::Any | ResourceConstraint::Is(_)
+                    );
+            }
+            let reads = judge_reads
+                .iter()
+                .filter(|path| path.first().is_none_or(|root| root != "arguments"))
+                .cloned()
+                .collect();
             tools.insert(
                 tool.name.clone(),
                 ToolPolicies {
@@ -211,6 +247,12 @@ impl EnvPolicies {
                     policies: scoped,
                     mask_policies,
                     mask_types,
+                    reads,
+                    cache: Mutex::new(HashMap::new()),
+                    judge_reads: judge_reads.into_iter().collect(),
+                    resource_reads: resource_reads.into_iter().collect(),
+                    resource_identity,
+                    judgements: Mutex::new(HashMap::new()),
                 },
             );
         }
@@ -258,60 +300,68 @@ impl EnvPolicies {
         let Some(entry) = self.tools.get(tool) else {
             return vec![self.failure(tool, "the env has no such tool".to_owned())];
         };
-        let context = entry
-            .arguments
-            .convert(arguments)
-            .map_err(|error| format!("arguments: {error}"))
-            .and_then(|arguments| self.context(arguments, now));
-        let context = match context {
-            Ok(context) => context,
-            Err(error) => return vec![self.failure(tool, error)],
-        };
-        let entities = match self.entities(resources) {
-            Ok(entities) => entities,
-            Err(error) => return vec![self.failure(tool, error)],
-        };
-        let mut uids: Vec<EntityUid> = Vec::new();
-        for resource in resources {
-            match EntityUid::from_str(&format!("{}::{}", resource.kind, json!(resource.id))) {
-                Ok(uid) => uids.push(uid),
-                Err(error) => return vec![self.failure(tool, error.to_string())],
-            }
+        if entry.mask_types.is_empty() {
+            // Only the baseline applies: nothing can forbid the call.
+            return Vec::new();
         }
-        if uids.is_empty() {
-            uids.push(self.placeholder.clone());
-        }
-
+        let history = serde_json::to_value(now.history).expect("history serializes");
+        let mut context = None;
+        let targets: Vec<Option<&Resource>> = if resources.is_empty() {
+            vec![None]
+        } else {
+            resources.iter().map(Some).collect()
+        };
         let mut violations = Vec::new();
-        for uid in uids {
-            let request = Request::new(
-                self.principal.clone(),
-                entry.action.clone(),
-                uid.clone(),
-                context.clone(),
-                None,
-            )
-            .expect("a request without a schema is not validated");
-            let response = self
-                .authorizer
-                .is_authorized(&request, &entry.policies, &entities);
-            let diagnostics = response.diagnostics();
-            for id in diagnostics.reason() {
-                let policy = entry.policies.policy(id).expect("reasons are in the set");
-                if policy.effect() == Effect::Forbid {
-                    violations.push(violation(policy, &uid, None));
+        for resource in targets {
+            let uid = match resource {
+                None => self.placeholder.clone(),
+                Some(resource) => {
+                    match EntityUid::from_str(&format!("{}::{}", resource.kind, json!(resource.id)))
+                    {
+                        Ok(uid) => uid,
+                        Err(error) => return vec![self.failure(tool, error.to_string())],
+                    }
                 }
-            }
-            for error in diagnostics.errors() {
-                let cedar_policy::AuthorizationError::PolicyEvaluationError(error) = error;
-                let id = error.policy_id();
+            };
+            let key = judgement_key(entry, resource, &uid, now.facts, &history, arguments);
+            let cached = entry
+                .judgements
+                .lock()
+                .expect("no panics under the lock")
+                .get(&key)
+                .cloned();
+            let forbidding = match cached {
+                Some(forbidding) => forbidding,
+                None => {
+                    let context = context.get_or_insert_with(|| {
+                        entry
+                            .arguments
+                            .convert(arguments)
+                            .map_err(|error| format!("arguments: {error}"))
+                            .and_then(|arguments| self.context(arguments, now))
+                    });
+                    let context = match context {
+                        Ok(context) => context.clone(),
+                        Err(error) => return vec![self.failure(tool, error.clone())],
+                    };
+                    let forbidding = match self.evaluate(entry, resource, &uid, context) {
+                        Ok(forbidding) => forbidding,
+                        Err(error) => return vec![self.failure(tool, error)],
+                    };
+                    let mut cache = entry.judgements.lock().expect("no panics under the lock");
+                    if cache.len() >= CACHE_ENTRIES {
+                        cache.clear();
+                    }
+                    cache.insert(key, forbidding.clone());
+                    forbidding
+                }
+            };
+            for (id, error) in forbidding {
                 let policy = entry
                     .policies
-                    .policy(id)
-                    .expect("errors name policies in the set");
-                if policy.effect() == Effect::Forbid {
-                    violations.push(violation(policy, &uid, Some(error.to_string())));
-                }
+                    .policy(&id)
+                    .expect("cached ids are in the set");
+                violations.push(violation(policy, &uid, error));
             }
         }
         violations.sort_by(|a, b| (&a.policy, &a.resource).cmp(&(&b.policy, &b.resource)));
@@ -325,21 +375,43 @@ impl EnvPolicies {
     /// but of a given type, once per type the tool's forbids can see (a resource of unknown type
     /// would leave every `resource is T` scope undecided). Tools the env does not allow are
     /// blocked.
+    ///
+    /// A tool's access depends only on the parts of the context its policies read, so it is
+    /// cached by their values: Cedar evaluates each combination once per server.
     pub fn mask(&self, env_allows: &[String], now: Situation<'_>) -> Mask {
-        let entities = &self.actions;
-        let context = self.context(RestrictedExpression::new_unknown("arguments"), now);
+        let history = serde_json::to_value(now.history).expect("history serializes");
+        let mut context = None;
         self.tools
             .iter()
             .map(|(tool, entry)| {
-                let access = if !env_allows.iter().any(|allowed| allowed == tool) {
-                    Access::Blocked
-                } else if entry.mask_types.is_empty() {
-                    Access::Allowed
-                } else if let Ok(context) = &context {
-                    self.partial_access(entry, context, entities)
-                } else {
-                    Access::Blocked
-                };
+                if !env_allows.iter().any(|allowed| allowed == tool) {
+                    return (tool.clone(), Access::Blocked);
+                }
+                if entry.mask_types.is_empty() {
+                    return (tool.clone(), Access::Allowed);
+                }
+                let key = cache_key(&entry.reads, now.facts, &history, &Value::Null);
+                let cached = entry
+                    .cache
+                    .lock()
+                    .expect("no panics under the lock")
+                    .get(&key)
+                    .copied();
+                let access = cached.unwrap_or_else(|| {
+                    let context = context.get_or_insert_with(|| {
+                        self.context(RestrictedExpression::new_unknown("arguments"), now)
+                    });
+                    let access = match context {
+                        Ok(context) => self.partial_access(entry, context, &self.actions),
+                        Err(_) => Access::Blocked,
+                    };
+                    let mut cache = entry.cache.lock().expect("no panics under the lock");
+                    if cache.len() >= CACHE_ENTRIES {
+                        cache.clear();
+                    }
+                    cache.insert(key, access);
+                    access
+                });
                 (tool.clone(), access)
             })
             .collect()
@@ -397,22 +469,61 @@ impl EnvPolicies {
         .map_err(|error| error.to_string())
     }
 
-    fn entities(&self, resources: &[Resource]) -> Result<Entities, String> {
-        if resources.is_empty() {
-            return Ok(self.actions.clone());
-        }
-        let json: Vec<Value> = resources
-            .iter()
-            .map(|resource| {
-                json!({
-                    "uid": {"type": resource.kind, "id": resource.id},
-                    "attrs": resource.attrs,
-                    "parents": [],
-                })
-            })
+    /// Evaluates the tool's policies on one resource (the placeholder when `None`): the forbids
+    /// that are satisfied, and those that failed to evaluate with their error.
+    fn evaluate(
+        &self,
+        entry: &ToolPolicies,
+        resource: Option<&Resource>,
+        uid: &EntityUid,
+        context: Context,
+    ) -> Result<Forbidding, String> {
+        let entities = match resource {
+            None => self.actions.clone(),
+            Some(resource) => {
+                let misfit = |error: &dyn std::fmt::Display| {
+                    format!("the env's resources do not fit its schema: {error}")
+                };
+                let attrs = resource
+                    .attrs
+                    .iter()
+                    .map(|(name, value)| Ok((name.clone(), types::untyped(value)?)))
+                    .collect::<Result<HashMap<_, _>, String>>()
+                    .map_err(|error| misfit(&error))?;
+                let entity =
+                    Entity::new(uid.clone(), attrs, HashSet::new()).map_err(|e| misfit(&e))?;
+                self.actions
+                    .clone()
+                    .add_entities([entity], Some(&self.schema))
+                    .map_err(|error| misfit(&error))?
+            }
+        };
+        let request = Request::new(
+            self.principal.clone(),
+            entry.action.clone(),
+            uid.clone(),
+            context,
+            None,
+        )
+        .expect("a request without a schema is not validated");
+        let response = self
+            .authorizer
+            .is_authorized(&request, &entry.policies, &entities);
+        let is_forbid =
+            |id: &PolicyId| entry.policies.policy(id).map(Policy::effect) == Some(Effect::Forbid);
+        let diagnostics = response.diagnostics();
+        let mut forbidding: Forbidding = diagnostics
+            .reason()
+            .filter(|id| is_forbid(id))
+            .map(|id| (id.clone(), None))
             .collect();
-        Entities::from_json_value(Value::Array(json), Some(&self.schema))
-            .map_err(|error| format!("the env's resources do not fit its schema: {error}"))
+        for error in diagnostics.errors() {
+            let cedar_policy::AuthorizationError::PolicyEvaluationError(error) = error;
+            if is_forbid(error.policy_id()) {
+                forbidding.push((error.policy_id().clone(), Some(error.to_string())));
+            }
+        }
+        Ok(forbidding)
     }
 
     fn failure(&self, tool: &str, error: String) -> Violation {
@@ -471,7 +582,10 @@ fn known_first(expr: &mut Value) {
     conjuncts.sort_by_key(reads_unknowns);
     let mut conjuncts = conjuncts.into_iter();
     let first = conjuncts.next().unwrap_or(Value::Null);
-    *expr = conjuncts.fold(first, |left, right| json!({"&&": {"left": left, "right": right}}));
+    *expr = conjuncts.fold(
+        first,
+        |left, right| json!({"&&": {"left": left, "right": right}}),
+    );
 }
 
 fn known_first_inside(value: &mut Value) {
@@ -507,6 +621,127 @@ fn reads_unknowns(expr: &Value) -> bool {
         Value::Array(items) => items.iter().any(reads_unknowns),
         _ => false,
     }
+}
+
+/// Collects the context paths a Cedar JSON expression reads (`context.history.tainted` is
+/// `["history", "tainted"]`); a use of the whole context is `[]`.
+fn context_reads(expr: &Value, reads: &mut BTreeSet<Vec<String>>) {
+    match expr {
+        Value::Object(fields) => {
+            for key in [".", "has"] {
+                if let Some(access) = fields.get(key)
+                    && let Some(mut path) = context_path(&access["left"])
+                    && let Some(attr) = access["attr"].as_str()
+                {
+                    path.push(attr.to_owned());
+                    reads.insert(path);
+                    return;
+                }
+            }
+            if fields.get("Var").and_then(Value::as_str) == Some("context") {
+                reads.insert(Vec::new());
+                return;
+            }
+            fields
+                .values()
+                .for_each(|value| context_reads(value, reads));
+        }
+        Value::Array(items) => items.iter().for_each(|item| context_reads(item, reads)),
+        _ => {}
+    }
+}
+
+/// The path of an attribute access chain rooted at `context`.
+fn context_path(expr: &Value) -> Option<Vec<String>> {
+    if expr.get("Var").and_then(Value::as_str) == Some("context") {
+        return Some(Vec::new());
+    }
+    let access = expr.get(".")?;
+    let mut path = context_path(&access["left"])?;
+    path.push(access["attr"].as_str()?.to_owned());
+    Some(path)
+}
+
+/// Collects the attributes of the resource a Cedar JSON expression reads; true when it also
+/// uses the resource otherwise than by its attributes and its type (`==`, `in`).
+fn reads_resource(expr: &Value, attrs: &mut BTreeSet<String>) -> bool {
+    let is_resource = |value: &Value| value.get("Var").and_then(Value::as_str) == Some("resource");
+    match expr {
+        Value::Object(fields) => {
+            for key in [".", "has", "is"] {
+                if let Some(operation) = fields.get(key)
+                    && is_resource(&operation["left"])
+                {
+                    if let Some(attr) = operation["attr"].as_str() {
+                        attrs.insert(attr.to_owned());
+                    }
+                    return operation.get("in").is_some();
+                }
+            }
+            if is_resource(expr) {
+                return true;
+            }
+            let mut identity = false;
+            for value in fields.values() {
+                identity |= reads_resource(value, attrs);
+            }
+            identity
+        }
+        Value::Array(items) => items.iter().fold(false, |identity, item| {
+            reads_resource(item, attrs) || identity
+        }),
+        _ => false,
+    }
+}
+
+/// What a call's judgement on one resource depends on, as one string.
+fn judgement_key(
+    entry: &ToolPolicies,
+    resource: Option<&Resource>,
+    uid: &EntityUid,
+    facts: &Value,
+    history: &Value,
+    arguments: &Value,
+) -> String {
+    let mut key = cache_key(&entry.judge_reads, facts, history, arguments);
+    match resource {
+        None => key.push_str("Env"),
+        Some(resource) => {
+            let _ = write!(key, "{}\u{1f}", resource.kind);
+            if entry.resource_identity {
+                let _ = write!(key, "{uid}\u{1f}");
+            }
+            for attr in &entry.resource_reads {
+                let _ = write!(
+                    key,
+                    "{}\u{1f}",
+                    resource.attrs.get(attr).unwrap_or(&Value::Null)
+                );
+            }
+        }
+    }
+    key
+}
+
+/// The values at `reads` in the context, as one string.
+fn cache_key(reads: &[Vec<String>], facts: &Value, history: &Value, arguments: &Value) -> String {
+    let mut key = String::new();
+    for path in reads {
+        let value = match path.split_first() {
+            None => json!([facts, history, arguments]),
+            Some((root, rest)) => {
+                let root = match root.as_str() {
+                    "facts" => facts,
+                    "arguments" => arguments,
+                    _ => history,
+                };
+                let value = rest.iter().try_fold(root, |value, attr| value.get(attr));
+                value.cloned().unwrap_or(Value::Null)
+            }
+        };
+        let _ = write!(key, "{value}\u{1f}");
+    }
+    key
 }
 
 /// The resource types whose unknown resources decide a tool's mask: none when only the baseline

@@ -183,6 +183,30 @@ impl CedarType {
     }
 }
 
+/// `value` as a Cedar value of the shape it has (arrays become sets); for values whose Cedar
+/// type is checked elsewhere (entity attributes, against the schema).
+pub(crate) fn untyped(value: &Value) -> Result<RestrictedExpression, String> {
+    Ok(match value {
+        Value::Bool(b) => RestrictedExpression::new_bool(*b),
+        Value::Number(n) => RestrictedExpression::new_long(
+            n.as_i64()
+                .ok_or_else(|| format!("{n} is not a 64-bit integer"))?,
+        ),
+        Value::String(s) => RestrictedExpression::new_string(s.clone()),
+        Value::Array(items) => {
+            RestrictedExpression::new_set(items.iter().map(untyped).collect::<Result<Vec<_>, _>>()?)
+        }
+        Value::Object(fields) => RestrictedExpression::new_record(
+            fields
+                .iter()
+                .map(|(name, value)| Ok((name.clone(), untyped(value)?)))
+                .collect::<Result<Vec<_>, String>>()?,
+        )
+        .map_err(|error| error.to_string())?,
+        Value::Null => return Err("null has no Cedar value".to_owned()),
+    })
+}
+
 fn same_type_constants(values: &[Value]) -> Option<CedarType> {
     let mut types = values
         .iter()

@@ -7,9 +7,12 @@
 //! fork < 100 µs p50, and at least 2,500 live instances per GiB.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use agentbench_sandbox::{EnvImage, Limits, Sandbox};
+
+mod timing;
+use timing::{env_number, report, time};
 
 fn main() {
     let iterations = env_number("AGENTBENCH_BENCH_ITERATIONS", 20_000);
@@ -104,40 +107,8 @@ fn memory_per_instance(image: &EnvImage, n_instances: usize) {
     drop(live);
 }
 
-fn time(iterations: usize, mut operation: impl FnMut()) -> Vec<Duration> {
-    for _ in 0..iterations / 10 {
-        operation();
-    }
-    let mut samples: Vec<Duration> = (0..iterations)
-        .map(|_| {
-            let started = Instant::now();
-            operation();
-            started.elapsed()
-        })
-        .collect();
-    samples.sort_unstable();
-    samples
-}
-
-fn report(name: &str, sorted: Vec<Duration>) {
-    let at = |quantile: f64| sorted[((sorted.len() - 1) as f64 * quantile) as usize];
-    println!(
-        "{name:34} p50 {:8.2} µs   p99 {:8.2} µs   (n = {})",
-        at(0.50).as_secs_f64() * 1e6,
-        at(0.99).as_secs_f64() * 1e6,
-        sorted.len()
-    );
-}
-
 fn resident_bytes() -> u64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
     let resident_pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
     resident_pages * 4096
-}
-
-fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|value| value.parse().ok())
-        .unwrap_or(default)
 }

@@ -10,7 +10,7 @@ mod rules;
 use serde_json::Value;
 
 use agentbench_env_contract::Manifest;
-use agentbench_env_runtime::{History, StepRecord, StepScore};
+use agentbench_env_runtime::{Action, Episode, History, RuntimeError, StepRecord, StepScore};
 
 pub use rules::RuleScorer;
 
@@ -29,6 +29,31 @@ pub struct ScoredStep<'a> {
     pub record: &'a StepRecord,
     pub before: Moment<'a>,
     pub after: Moment<'a>,
+}
+
+/// Takes one step of `episode` and scores it with every scorer: the record carries the scores.
+pub fn scored_step(
+    episode: &mut Episode,
+    action: Action,
+    tokens: Option<u64>,
+    scorers: &[Box<dyn StepScorer>],
+) -> Result<StepRecord, RuntimeError> {
+    let (history, facts) = (episode.history().clone(), episode.facts().clone());
+    let mut record = episode.step(action, tokens)?;
+    let step = ScoredStep {
+        manifest: episode.env().manifest(),
+        record: &record,
+        before: Moment {
+            history: &history,
+            facts: &facts,
+        },
+        after: Moment {
+            history: episode.history(),
+            facts: episode.facts(),
+        },
+    };
+    record.scores = scorers.iter().map(|scorer| scorer.judge(step)).collect();
+    Ok(record)
 }
 
 /// A process reward model.

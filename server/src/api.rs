@@ -15,10 +15,8 @@ use tower::ServiceBuilder;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
-use agentbench_env_runtime::{
-    Action, Episode, History, LoadedEnv, Mask, Mode, StepRecord, StepScore,
-};
-use agentbench_scorers::{Moment, ScoredStep, StepScorer};
+use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mask, Mode, StepRecord};
+use agentbench_scorers::scored_step;
 
 use crate::App;
 use crate::api_error::ApiError;
@@ -322,8 +320,8 @@ async fn step_episode(
     }
     let mut slow = open.slow;
     let episode = open.hot();
-    let before = (episode.history().clone(), episode.facts().clone());
-    let mut record = match in_sandbox(&mut slow, || episode.step(request.action, request.tokens)) {
+    let step = || scored_step(episode, request.action, request.tokens, &app.scorers);
+    let record = match in_sandbox(&mut slow, step) {
         Ok(record) => record,
         Err(error) => {
             // The env failed past the point a step records its failure (say, reading the mask
@@ -332,7 +330,6 @@ async fn step_episode(
             return Err(error.into());
         }
     };
-    record.scores = score(&app.scorers, episode, &record, &before.0, &before.1);
     let index = record.index;
     let over = episode.is_over();
     let action_mask = if over {
@@ -375,26 +372,6 @@ async fn step_episode(
         app.episodes.close(open);
     }
     Ok(Json(body))
-}
-
-/// Every scorer's judgement of a step that took `episode` from `history` and `facts` to now.
-fn score(
-    scorers: &[Box<dyn StepScorer>],
-    episode: &Episode,
-    record: &StepRecord,
-    history: &History,
-    facts: &Value,
-) -> Vec<StepScore> {
-    let step = ScoredStep {
-        manifest: episode.env().manifest(),
-        record,
-        before: Moment { history, facts },
-        after: Moment {
-            history: episode.history(),
-            facts: episode.facts(),
-        },
-    };
-    scorers.iter().map(|scorer| scorer.judge(step)).collect()
 }
 
 /// The JSON Schema of the actions an open episode's mask leaves open, for constrained decoding.

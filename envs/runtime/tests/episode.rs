@@ -40,7 +40,9 @@ fn observation(record: &StepRecord) -> Value {
 }
 
 fn start(task: Value) -> Episode {
-    Episode::start(workspace(), 1, &task, Mode::Enforce).unwrap().0
+    Episode::start(workspace(), 1, &task, Mode::Enforce)
+        .unwrap()
+        .0
 }
 
 #[test]
@@ -202,7 +204,11 @@ fn task_configs_split_between_runtime_and_env_and_bad_ones_are_refused() {
 #[test]
 fn an_env_failure_is_recorded_and_ends_the_episode() {
     let hostile = Arc::new(
-        LoadedEnv::new(sandbox().load(agentbench_env_fixtures::hostile()).unwrap(), &[]).unwrap(),
+        LoadedEnv::new(
+            sandbox().load(agentbench_env_fixtures::hostile()).unwrap(),
+            &[],
+        )
+        .unwrap(),
     );
     let (mut episode, _) = Episode::start(hostile, 1, &json!({}), Mode::Enforce).unwrap();
     assert_eq!(
