@@ -7,7 +7,7 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use agentbench_env_contract::Outcome;
-use agentbench_env_runtime::StepRecord;
+use agentbench_env_runtime::{Mask, Mode, StepRecord};
 
 use crate::api::{CreateEpisode, StepRequest};
 
@@ -32,12 +32,16 @@ struct EnvSummary {
     name: String,
     version: String,
     description: String,
-    /// SHA-256 of the env's WebAssembly component.
+    /// SHA-256 of the env's WebAssembly component (and of the policy files added at `serve`
+    /// time, when there are any): episodes are replayed only under the same hash.
     content_hash: String,
     /// `{"type": "function", "function": {"name", "description", "parameters"}}` per tool.
     tools: Vec<Value>,
     /// Tools whose effects cannot be undone.
     irreversible_tools: Vec<String>,
+    /// The ids of the Cedar policies that judge its calls (`agentbench.baseline` permits
+    /// everything the others do not forbid).
+    policies: Vec<String>,
 }
 
 /// A new episode (or fork): its first observation, tools and action mask.
@@ -48,10 +52,12 @@ struct EpisodeCreated {
     env: String,
     env_version: String,
     seed: u64,
+    mode: Mode,
     observation: Value,
     tools: Vec<Value>,
-    /// The tools allowed for the first action.
-    action_mask: Vec<String>,
+    /// How each tool stands for the next action: `allowed`, `blocked` (by the env or a policy,
+    /// whatever the arguments) or `conditional` (forbidden for some arguments).
+    action_mask: Mask,
     forked_from: Option<ForkedFrom>,
 }
 
@@ -70,8 +76,8 @@ struct ForkedFrom {
 struct StepResult {
     #[serde(flatten)]
     record: StepRecord,
-    /// The tools allowed for the next action (empty once the episode is over).
-    action_mask: Vec<String>,
+    /// How each tool stands for the next action (empty once the episode is over).
+    action_mask: Mask,
     #[serde(default)]
     request_id: Option<String>,
     /// On the step that ended the episode: the env's outcome checks (null if the env failed).
@@ -97,6 +103,7 @@ struct Trajectory {
     env_version: String,
     env_hash: String,
     seed: u64,
+    mode: Mode,
     task: Value,
     observation: Value,
     state: EpisodeState,
@@ -262,6 +269,22 @@ pub fn document() -> Value {
                     429,
                     "the server's limit of open episodes is reached; see Retry-After",
                 ),
+                STORE,
+            ],
+        },
+        Operation {
+            method: "get",
+            path: "/v1/episodes/{id}/action-schema",
+            id: "actionSchema",
+            summary: "A JSON Schema of the actions the mask leaves open, for constrained decoding",
+            request: None,
+            status: 200,
+            response: Some(
+                json!({"type": "object", "description": "A JSON Schema: `oneOf` the open tools' calls, a final message and a question to the user."}),
+            ),
+            errors: &[
+                (404, "no such episode"),
+                (409, "the episode is over or expired"),
                 STORE,
             ],
         },
