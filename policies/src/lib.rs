@@ -687,9 +687,13 @@ fn reads_resource(expr: &Value, attrs: &mut BTreeSet<String>) -> bool {
             }
             identity
         }
-        Value::Array(items) => items.iter().fold(false, |identity, item| {
-            reads_resource(item, attrs) || identity
-        }),
+        Value::Array(items) => {
+            let mut identity = false;
+            for item in items {
+                identity |= reads_resource(item, attrs);
+            }
+            identity
+        }
         _ => false,
     }
 }

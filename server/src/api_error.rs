@@ -18,7 +18,7 @@ pub struct ApiError {
     pub status: StatusCode,
     pub code: &'static str,
     pub message: String,
-    pub details: Value,
+    pub details: Box<Value>,
     /// Sent as `Retry-After` (seconds), for refusals that pass with time.
     pub retry_after_seconds: Option<u32>,
 }
@@ -29,7 +29,7 @@ impl ApiError {
             status,
             code,
             message: message.into(),
-            details: Value::Null,
+            details: Box::new(Value::Null),
             retry_after_seconds: None,
         }
     }

@@ -46,7 +46,7 @@ pub enum Live {
     /// In a sandbox instance.
     Hot(Box<Episode>),
     /// As the instance's saved state, restored on the next action.
-    Parked(Parked),
+    Parked(Box<Parked>),
     /// Only in the store, as recorded actions to replay.
     Cold,
 }
@@ -319,7 +319,9 @@ impl Episodes {
     fn park(&self, victim: &mut OpenEpisode) {
         if let Live::Hot(episode) = &mut victim.live {
             // An instance that cannot save its state is replayed from the store instead.
-            victim.live = episode.park().map_or(Live::Cold, Live::Parked);
+            victim.live = episode
+                .park()
+                .map_or(Live::Cold, |parked| Live::Parked(Box::new(parked)));
         }
         self.mark_cold(&victim.slot);
     }

@@ -31,7 +31,11 @@ fn added_policies_judge_steps_beside_the_envs_own() {
 
     let env = server.get("/v1/envs/workspace").body;
     let policies = env["policies"].as_array().unwrap();
-    for id in ["three_steps", "no_reading_confidential", "no_confidential_outside"] {
+    for id in [
+        "three_steps",
+        "no_reading_confidential",
+        "no_confidential_outside",
+    ] {
         assert!(policies.contains(&json!(id)), "{id} not in {policies:?}");
     }
     let id = server.create(&json!({"env": "workspace", "task": {"injections": false}}));
