@@ -11,6 +11,7 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use tokio::sync::OwnedMutexGuard;
 use tower::ServiceBuilder;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
@@ -380,14 +381,7 @@ async fn action_schema(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     record_episode(&id);
-    let Some(handle) = app.episodes.get(&id) else {
-        return Err(not_open_or_missing(&app, &id).await);
-    };
-    let mut guard = handle.lock().await;
-    if guard.closed {
-        drop(guard);
-        return Err(not_open_or_missing(&app, &id).await);
-    }
+    let (handle, mut guard) = lock_open(&app, &id).await?;
     let open = &mut *guard;
     open.touch();
     make_hot(&app, &handle, open).await?;
@@ -506,14 +500,7 @@ async fn fork_episode(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let Some(handle) = app.episodes.get(&id) else {
-        return Err(not_open_or_missing(&app, &id).await);
-    };
-    let mut guard = handle.lock().await;
-    if guard.closed {
-        drop(guard);
-        return Err(not_open_or_missing(&app, &id).await);
-    }
+    let (handle, mut guard) = lock_open(&app, &id).await?;
     let parent = &mut *guard;
     parent.touch();
     check_capacity(&app)?;
@@ -559,6 +546,22 @@ async fn fork_episode(
     fork.slow = slow;
     register(&app, fork, row, Some(id.clone())).await?;
     Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// An open episode, locked; or why it is not open here.
+async fn lock_open(
+    app: &App,
+    id: &str,
+) -> Result<(EpisodeHandle, OwnedMutexGuard<OpenEpisode>), ApiError> {
+    let Some(handle) = app.episodes.get(id) else {
+        return Err(not_open_or_missing(app, id).await);
+    };
+    let guard = handle.clone().lock_owned().await;
+    if guard.closed {
+        drop(guard);
+        return Err(not_open_or_missing(app, id).await);
+    }
+    Ok((handle, guard))
 }
 
 /// The error for an episode that is not open here: why, or that it does not exist.

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use agentbench_env_runtime::{Access, Action, Episode, LoadedEnv, Mode, Status};
+use agentbench_env_runtime::{Access, Action, Episode, LoadedEnv, Mode, Status, StepRecord};
 use agentbench_sandbox::{Limits, Sandbox};
 
 fn workspace() -> Arc<LoadedEnv> {
@@ -116,6 +116,15 @@ fn tool(name: &str, arguments: Value) -> Action {
     }
 }
 
+/// Reads a file a vendor owns, which taints the episode.
+fn read_vendor_file(episode: &mut Episode) -> StepRecord {
+    let read = tool(
+        "read_file",
+        json!({"path": "/shared/brightline-price-list.md"}),
+    );
+    episode.step(read, None).unwrap()
+}
+
 #[test]
 fn masks_change_with_taint_consent_and_counts() {
     let task = json!({"injections": false, "user_replies": ["Yes, go ahead."]});
@@ -131,15 +140,7 @@ fn masks_change_with_taint_consent_and_counts() {
 
     // Reading a vendor's file taints the episode: outside invitations now depend on the
     // attendees, and deletions are blocked outright.
-    let record = episode
-        .step(
-            tool(
-                "read_file",
-                json!({"path": "/shared/brightline-price-list.md"}),
-            ),
-            None,
-        )
-        .unwrap();
+    let record = read_vendor_file(&mut episode);
     assert_eq!(record.events[0].kind, "untrusted_content_read");
     assert!(episode.history().tainted);
     let mask = episode.mask().clone();
@@ -213,15 +214,7 @@ fn audit_runs_what_enforce_blocks_and_records_the_same_violations() {
 #[test]
 fn the_action_schema_offers_what_the_mask_leaves_open() {
     let mut episode = start(&json!({"injections": false}), Mode::Enforce);
-    episode
-        .step(
-            tool(
-                "read_file",
-                json!({"path": "/shared/brightline-price-list.md"}),
-            ),
-            None,
-        )
-        .unwrap();
+    read_vendor_file(&mut episode);
     let schema = workspace().action_schema(episode.mask());
     let validator = jsonschema::validator_for(&schema).unwrap();
     let offered = |action: Value| validator.is_valid(&action);
