@@ -271,6 +271,13 @@ impl EnvPolicies {
         })
     }
 
+    /// Whether any policy can forbid a call to `tool` (if not, judging it needs no resources).
+    pub fn can_forbid(&self, tool: &str) -> bool {
+        self.tools
+            .get(tool)
+            .is_none_or(|entry| !entry.mask_types.is_empty())
+    }
+
     /// The ids of the loaded policies, the baseline included.
     pub fn policy_ids(&self) -> impl Iterator<Item = &str> {
         self.policies

@@ -504,7 +504,11 @@ impl Episode {
                     ),
                     Some(_) => {
                         let arguments_text = arguments.to_string();
-                        let resources = self.resources(tool, &arguments_text);
+                        let resources = if self.env.policies().can_forbid(tool) {
+                            self.resources(tool, &arguments_text)
+                        } else {
+                            Ok(Vec::new())
+                        };
                         let policy_started = Instant::now();
                         let judged = resources.map(|resources| {
                             self.env.policies().judge(
