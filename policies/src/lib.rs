@@ -28,10 +28,13 @@ use cedar_policy::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use agentbench_env_contract::{Manifest, Resource};
+use agentbench_env_contract::{Manifest, Resource, ToolSpec};
 
 pub use history::History;
 use types::CedarType;
+
+/// The action group every irreversible tool belongs to (`action in Action::"irreversible"`).
+const IRREVERSIBLE_GROUP: &str = "irreversible";
 
 /// The id of the policy that permits every action.
 pub const BASELINE_POLICY: &str = "agentbench.baseline";
@@ -131,6 +134,57 @@ struct ToolPolicies {
 /// The forbids a call on one resource satisfies (`None`) or failed to evaluate (the error).
 type Forbidding = Vec<(PolicyId, Option<String>)>;
 
+impl ToolPolicies {
+    /// The policies of `all` that apply to `tool`, and what judging and masking it reads.
+    fn new(tool: &ToolSpec, all: &PolicySet, resource_types: &[EntityTypeName]) -> ToolPolicies {
+        let mut policies = PolicySet::new();
+        let mut mask_policies = PolicySet::new();
+        for policy in all.policies() {
+            if applies_to(policy, &tool.name, tool.irreversible) {
+                policies.add(policy.clone()).expect("ids are unique");
+                mask_policies
+                    .add(mask_form(policy))
+                    .expect("ids are unique");
+            }
+        }
+        let mut judge_reads = BTreeSet::new();
+        let mut resource_reads = BTreeSet::new();
+        let mut resource_identity = false;
+        for policy in policies.policies() {
+            let est = policy.to_json().expect("a parsed policy has a JSON form");
+            context_reads(&est, &mut judge_reads);
+            resource_identity |= reads_resource(&est, &mut resource_reads)
+                || !matches!(
+                    policy.resource_constraint(),
+                    ResourceConstraint::Any | ResourceConstraint::Is(_)
+                );
+        }
+        let reads = judge_reads
+            .iter()
+            .filter(|path| path.first().is_none_or(|root| root != "arguments"))
+            .cloned()
+            .collect();
+        ToolPolicies {
+            action: entity("Action", &tool.name),
+            arguments: record_type(&tool.parameters),
+            mask_types: mask_types(&policies, resource_types),
+            policies,
+            mask_policies,
+            reads,
+            cache: Mutex::new(HashMap::new()),
+            judge_reads: judge_reads.into_iter().collect(),
+            resource_reads: resource_reads.into_iter().collect(),
+            resource_identity,
+            judgements: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Whether a forbid applies to the tool (else only the baseline does, and every call passes).
+    fn can_forbid(&self) -> bool {
+        !self.mask_types.is_empty()
+    }
+}
+
 /// The most entries a tool's mask or judgement cache holds before it starts over.
 const CACHE_ENTRIES: usize = 4096;
 
@@ -158,30 +212,17 @@ impl std::fmt::Debug for EnvPolicies {
 impl EnvPolicies {
     /// Builds the schema, parses the env's policies and `extra` ones, and validates them all.
     pub fn new(manifest: &Manifest, extra: &[PolicyFile]) -> Result<EnvPolicies, PolicyError> {
-        let (env_schema, mut files) = match &manifest.policy {
-            Some(policy) => (
-                PolicyFile {
-                    name: format!("{}.cedarschema", manifest.name),
-                    text: policy.schema.clone(),
-                },
-                vec![PolicyFile {
-                    name: format!("{}.cedar", manifest.name),
-                    text: policy.policies.clone(),
-                }],
-            ),
-            None => (
-                PolicyFile {
-                    name: format!("{}.cedarschema", manifest.name),
-                    text: String::new(),
-                },
-                Vec::new(),
-            ),
+        let env_schema = PolicyFile {
+            name: format!("{}.cedarschema", manifest.name),
+            text: (manifest.policy.as_ref()).map_or_else(String::new, |p| p.schema.clone()),
         };
-        files.extend(extra.iter().cloned());
+        let env_policies = manifest.policy.as_ref().map(|policy| PolicyFile {
+            name: format!("{}.cedar", manifest.name),
+            text: policy.policies.clone(),
+        });
+        let files = env_policies.into_iter().chain(extra.iter().cloned());
 
-        let facts = CedarType::from_json_schema(&manifest.facts)
-            .filter(|ty| matches!(ty, CedarType::Record(_)))
-            .unwrap_or(CedarType::Record(BTreeMap::new()));
+        let facts = record_type(&manifest.facts);
         let schema = generate_schema(manifest, &env_schema, &facts)?;
 
         let mut policies = PolicySet::new();
@@ -192,8 +233,8 @@ impl EnvPolicies {
         .expect("the baseline policy parses");
         policies.add(baseline).expect("the set is empty");
         let mut origin = BTreeMap::new();
-        for file in &files {
-            add_file(&mut policies, &mut origin, file)?;
+        for file in files {
+            add_file(&mut policies, &mut origin, &file)?;
         }
         let result = Validator::new(schema.clone()).validate(&policies, ValidationMode::Strict);
         if let Some(error) = result.validation_errors().next() {
@@ -208,54 +249,14 @@ impl EnvPolicies {
             .collect();
         let principal = entity("Agent", "agent");
         let placeholder = entity("Env", &manifest.name);
-        let mut tools = BTreeMap::new();
-        for tool in &manifest.tools {
-            let action = entity("Action", &tool.name);
-            let mut scoped = PolicySet::new();
-            let mut mask_policies = PolicySet::new();
-            for policy in policies.policies() {
-                if applies_to(policy, &tool.name, tool.irreversible) {
-                    scoped.add(policy.clone()).expect("ids are unique");
-                    mask_policies
-                        .add(mask_form(policy))
-                        .expect("ids are unique");
-                }
-            }
-            let mask_types = mask_types(&scoped, &resource_types);
-            let mut judge_reads = BTreeSet::new();
-            let mut resource_reads = BTreeSet::new();
-            let mut resource_identity = false;
-            for policy in scoped.policies() {
-                let est = policy.to_json().expect("a parsed policy has a JSON form");
-                context_reads(&est, &mut judge_reads);
-                resource_identity |= reads_resource(&est, &mut resource_reads)
-                    || !matches!(
-                        policy.resource_constraint(),
-                        ResourceConstraint::Any | ResourceConstraint::Is(_)
-                    );
-            }
-            let reads = judge_reads
-                .iter()
-                .filter(|path| path.first().is_none_or(|root| root != "arguments"))
-                .cloned()
-                .collect();
-            tools.insert(
-                tool.name.clone(),
-                ToolPolicies {
-                    action,
-                    arguments: arguments_type(&tool.parameters),
-                    policies: scoped,
-                    mask_policies,
-                    mask_types,
-                    reads,
-                    cache: Mutex::new(HashMap::new()),
-                    judge_reads: judge_reads.into_iter().collect(),
-                    resource_reads: resource_reads.into_iter().collect(),
-                    resource_identity,
-                    judgements: Mutex::new(HashMap::new()),
-                },
-            );
-        }
+        let tools = manifest
+            .tools
+            .iter()
+            .map(|tool| {
+                let entry = ToolPolicies::new(tool, &policies, &resource_types);
+                (tool.name.clone(), entry)
+            })
+            .collect();
         let actions = schema
             .action_entities()
             .expect("a validated schema has well-formed actions");
@@ -273,9 +274,7 @@ impl EnvPolicies {
 
     /// Whether any policy can forbid a call to `tool` (if not, judging it needs no resources).
     pub fn can_forbid(&self, tool: &str) -> bool {
-        self.tools
-            .get(tool)
-            .is_none_or(|entry| !entry.mask_types.is_empty())
+        self.tools.get(tool).is_none_or(ToolPolicies::can_forbid)
     }
 
     /// The ids of the loaded policies, the baseline included.
@@ -283,15 +282,6 @@ impl EnvPolicies {
         self.policies
             .policies()
             .map(|policy| AsRef::<str>::as_ref(policy.id()))
-    }
-
-    /// The policies' source, one policy after another, each with its `@id`.
-    pub fn source(&self) -> String {
-        let mut out = String::new();
-        for policy in self.policies.policies() {
-            let _ = writeln!(out, "{policy}");
-        }
-        out
     }
 
     /// Judges one call: its violations (empty when it is allowed). `tool` must be one of the
@@ -307,8 +297,7 @@ impl EnvPolicies {
         let Some(entry) = self.tools.get(tool) else {
             return vec![self.failure(tool, "the env has no such tool".to_owned())];
         };
-        if entry.mask_types.is_empty() {
-            // Only the baseline applies: nothing can forbid the call.
+        if !entry.can_forbid() {
             return Vec::new();
         }
         let history = serde_json::to_value(now.history).expect("history serializes");
@@ -394,7 +383,7 @@ impl EnvPolicies {
                 if !env_allows.iter().any(|allowed| allowed == tool) {
                     return (tool.clone(), Access::Blocked);
                 }
-                if entry.mask_types.is_empty() {
+                if !entry.can_forbid() {
                     return (tool.clone(), Access::Allowed);
                 }
                 let key = cache_key(&entry.reads, now.facts, &history, &Value::Null);
@@ -782,9 +771,10 @@ fn mask_types(policies: &PolicySet, all: &[EntityTypeName]) -> Vec<EntityTypeNam
         .collect()
 }
 
-/// The Cedar type of a tool's arguments: its parameters' schema as a record.
-fn arguments_type(parameters: &Value) -> CedarType {
-    CedarType::from_json_schema(parameters)
+/// The Cedar record type of an object's JSON Schema (a tool's parameters, the env's facts); an
+/// empty record when the schema is not an object's.
+fn record_type(schema: &Value) -> CedarType {
+    CedarType::from_json_schema(schema)
         .filter(|ty| matches!(ty, CedarType::Record(_)))
         .unwrap_or(CedarType::Record(BTreeMap::new()))
 }
@@ -798,7 +788,7 @@ fn entity(kind: &str, id: &str) -> EntityUid {
 fn applies_to(policy: &Policy, tool: &str, irreversible: bool) -> bool {
     let names = |uid: &EntityUid| {
         let id: &str = uid.id().unescaped();
-        id == tool || (irreversible && id == "irreversible")
+        id == tool || (irreversible && id == IRREVERSIBLE_GROUP)
     };
     match policy.action_constraint() {
         ActionConstraint::Any => true,
@@ -910,18 +900,18 @@ fn generate_schema(
         .collect();
     let resources = resource_types.into_iter().collect::<Vec<_>>().join(", ");
 
-    text.push_str("action irreversible;\n");
+    let _ = writeln!(text, "action {IRREVERSIBLE_GROUP};");
     let mut history = String::new();
     History::cedar_type(manifest.tools.iter().map(|tool| tool.name.as_str())).render(&mut history);
     let mut facts_text = String::new();
     facts.render(&mut facts_text);
     for tool in &manifest.tools {
         let mut arguments = String::new();
-        arguments_type(&tool.parameters).render(&mut arguments);
+        record_type(&tool.parameters).render(&mut arguments);
         let group = if tool.irreversible {
-            " in [irreversible]"
+            format!(" in [{IRREVERSIBLE_GROUP}]")
         } else {
-            ""
+            String::new()
         };
         let _ = writeln!(
             text,

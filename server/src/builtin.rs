@@ -2,7 +2,7 @@
 //! own policies plus those added at `serve` time.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
@@ -54,18 +54,21 @@ pub struct AddedPolicies {
 impl AddedPolicies {
     /// Reads the `.cedar` files of `dir` and of its subfolders, in name order.
     pub fn read(dir: &Path) -> anyhow::Result<AddedPolicies> {
+        let entries = sorted_entries(dir)?;
         let mut added = AddedPolicies {
-            everywhere: read_cedar_files(dir)?,
+            everywhere: read_cedar_files(&entries)?,
             per_env: BTreeMap::new(),
         };
-        for entry in sorted_entries(dir)? {
+        for entry in entries {
             if entry.is_dir() {
                 let name = entry
                     .file_name()
                     .and_then(|name| name.to_str())
                     .with_context(|| format!("`{}` is not a UTF-8 name", entry.display()))?
                     .to_owned();
-                added.per_env.insert(name, read_cedar_files(&entry)?);
+                added
+                    .per_env
+                    .insert(name, read_cedar_files(&sorted_entries(&entry)?)?);
             }
         }
         Ok(added)
@@ -78,12 +81,13 @@ impl AddedPolicies {
     }
 }
 
-fn read_cedar_files(dir: &Path) -> anyhow::Result<Vec<PolicyFile>> {
-    sorted_entries(dir)?
-        .into_iter()
+/// The `.cedar` files among `entries`, read.
+fn read_cedar_files(entries: &[PathBuf]) -> anyhow::Result<Vec<PolicyFile>> {
+    entries
+        .iter()
         .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "cedar"))
         .map(|path| {
-            let text = std::fs::read_to_string(&path)
+            let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read `{}`", path.display()))?;
             Ok(PolicyFile {
                 name: path.display().to_string(),
@@ -93,7 +97,7 @@ fn read_cedar_files(dir: &Path) -> anyhow::Result<Vec<PolicyFile>> {
         .collect()
 }
 
-fn sorted_entries(dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
+fn sorted_entries(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut paths = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read the policy folder `{}`", dir.display()))?
         .map(|entry| entry.map(|entry| entry.path()))

@@ -149,6 +149,10 @@ struct Operation {
 const BAD_BODY: (u16, &str) = (400, "malformed JSON");
 const UNPROCESSABLE: (u16, &str) = (422, "unknown fields, missing fields or an invalid task");
 const STORE: (u16, &str) = (503, "the store failed; nothing was recorded");
+const AT_CAPACITY: (u16, &str) = (
+    429,
+    "the server's limit of open episodes is reached; see Retry-After",
+);
 
 /// The document.
 pub fn document() -> Value {
@@ -211,10 +215,7 @@ pub fn document() -> Value {
                 BAD_BODY,
                 (404, "no such env"),
                 UNPROCESSABLE,
-                (
-                    429,
-                    "the server's limit of open episodes is reached; see Retry-After",
-                ),
+                AT_CAPACITY,
                 STORE,
             ],
         },
@@ -265,10 +266,7 @@ pub fn document() -> Value {
             errors: &[
                 (404, "no such episode"),
                 (409, "the episode is over or expired"),
-                (
-                    429,
-                    "the server's limit of open episodes is reached; see Retry-After",
-                ),
+                AT_CAPACITY,
                 STORE,
             ],
         },
