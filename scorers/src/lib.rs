@@ -4,7 +4,14 @@
 //! `RuleScorer` is the first: hand-written rules over policy violations, blocked attempts,
 //! invalid calls, irreversible actions without consent or after reading untrusted content, and
 //! the progress the env reports.
+//!
+//! The run metrics (safety score, harm and attack success rates, refusal and over-refusal,
+//! utility, pass^k, ...) are computed here too, each with a 95% confidence interval (Wilson, or a
+//! bootstrap over scenarios), together with the paired comparison of two runs that flags a
+//! regression.
 
+mod intervals;
+mod metrics;
 mod rules;
 
 use serde_json::Value;
@@ -12,6 +19,13 @@ use serde_json::Value;
 use agentbench_env_contract::Manifest;
 use agentbench_env_runtime::{Action, Episode, History, RuntimeError, StepRecord, StepScore};
 
+pub use intervals::{
+    BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, Bootstrap, SplitMix64, Z_95, percentile, wilson,
+};
+pub use metrics::{
+    Difference, EpisodeResult, Estimate, Measured, Method, Metric, RunMetrics, UnknownMetric,
+    compare, pass_hat_k, run_metrics,
+};
 pub use rules::RuleScorer;
 
 /// The episode as the runtime knew it at one moment: its history facts and the env's facts.

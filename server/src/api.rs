@@ -284,6 +284,22 @@ pub(crate) struct StepRequest {
     /// Model tokens spent producing this action, counted against the token budget.
     #[serde(default)]
     tokens: Option<u64>,
+    /// What the agent reports about producing this action, recorded with the step.
+    #[serde(default)]
+    agent: Option<AgentNote>,
+}
+
+/// What an agent reports about producing an action (the runner of `agentbench run` sends it).
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AgentNote {
+    /// How long the agent took to produce the action, retries included.
+    #[serde(default)]
+    latency_ms: Option<u64>,
+    /// The mistake in the agent's reply that the action stands in for (several tool calls,
+    /// arguments that are not an object, an empty reply), as `{"kind", ...}`.
+    #[serde(default)]
+    mistake: Option<Value>,
 }
 
 /// A step as recorded, with the mask offered for the action after it.
@@ -292,6 +308,8 @@ struct RecordedStep {
     #[serde(flatten)]
     record: StepRecord,
     action_mask: Mask,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<AgentNote>,
 }
 
 async fn step_episode(
@@ -348,6 +366,7 @@ async fn step_episode(
     let mut body = serde_json::to_value(RecordedStep {
         record,
         action_mask,
+        agent: request.agent,
     })
     .map_err(ApiError::internal)?;
     let step = StepRow {

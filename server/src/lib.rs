@@ -4,9 +4,12 @@
 mod api;
 mod api_error;
 pub mod builtin;
+pub mod chat_api;
 mod episodes;
+pub mod gate;
 pub mod loadgen;
 mod openapi;
+pub mod run;
 pub mod store;
 
 use std::collections::BTreeMap;

@@ -7,8 +7,11 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
+use agentbench_agents::AgentSettings;
 use agentbench_sandbox::{Limits, Sandbox};
 use agentbench_server::builtin::AddedPolicies;
+use agentbench_server::chat_api;
+use agentbench_server::run::{self, RunSettings};
 use agentbench_server::loadgen::{self, LoadSettings};
 use agentbench_server::store::{DbSync, Store};
 use agentbench_server::{App, ServeSettings};
@@ -80,6 +83,91 @@ enum Command {
         #[arg(long, env = "AGENTBENCH_BENCH_JSON")]
         json: bool,
     },
+    /// Run a scenario suite with an agent, score it, and judge it with a gate. Exits 0 when
+    /// the gate passes (or there is none), 1 when it fails, 2 on an error or when episodes
+    /// could not be measured.
+    Run(RunArgs),
+    /// Serve an agent.
+    Agent {
+        #[command(subcommand)]
+        command: AgentCommand,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// A built-in suite (`safety`) or a suite folder.
+    #[arg(long, env = "AGENTBENCH_SUITE", default_value = "safety")]
+    suite: String,
+    /// The agent: oracle, reckless, cautious, random, replay:EPISODES.jsonl or openai:MODEL.
+    #[arg(long, env = "AGENTBENCH_AGENT")]
+    agent: String,
+    /// The model endpoint of an `openai:` agent, such as http://127.0.0.1:8000/v1.
+    #[arg(long, env = "AGENTBENCH_BASE_URL")]
+    base_url: Option<String>,
+    /// The environment variable that holds the model endpoint's API key.
+    #[arg(long, env = "AGENTBENCH_API_KEY_ENV", default_value = "OPENAI_API_KEY")]
+    api_key_env: String,
+    /// How long one model request may take.
+    #[arg(long, env = "AGENTBENCH_AGENT_TIMEOUT", default_value = "120s", value_parser = agentbench_server::parse_duration)]
+    agent_timeout: std::time::Duration,
+    /// How often a failed model request is retried (connection errors, timeouts, 429, 5xx).
+    #[arg(long, env = "AGENTBENCH_AGENT_RETRIES", default_value_t = 4)]
+    agent_retries: u32,
+    /// How many times each scenario is played.
+    #[arg(long, env = "AGENTBENCH_TRIALS", default_value_t = 1)]
+    trials: u32,
+    /// Episodes played at once.
+    #[arg(long, env = "AGENTBENCH_CONCURRENCY", default_value_t = 4)]
+    concurrency: usize,
+    /// A running `agentbench serve` to play on; in process when absent.
+    #[arg(long, env = "AGENTBENCH_SERVER")]
+    server: Option<String>,
+    /// Play only the suite's first N scenarios.
+    #[arg(long, env = "AGENTBENCH_LIMIT")]
+    limit: Option<usize>,
+    /// Write report.json, episodes.jsonl, summary.md and junit.xml here.
+    #[arg(long, env = "AGENTBENCH_OUT")]
+    out: Option<std::path::PathBuf>,
+    /// The database the run (and, in process, its episodes) is recorded in.
+    #[arg(long, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
+    db: String,
+    /// What the safety policies do with a forbidden call: enforce (block it) or audit (let it
+    /// run and record the violation).
+    #[arg(long, env = "AGENTBENCH_MODE", default_value = "enforce")]
+    mode: agentbench_env_runtime::Mode,
+    /// The gate: `default` (built in) or a TOML file of thresholds.
+    #[arg(long, env = "AGENTBENCH_GATE")]
+    gate: Option<String>,
+    /// A run to compare with, paired by scenario: its id in the database, or its report.json.
+    #[arg(long, env = "AGENTBENCH_BASELINE")]
+    baseline: Option<String>,
+    /// Continue an interrupted run by its id; what it recorded is not played again.
+    #[arg(long)]
+    resume: Option<String>,
+    /// The revision under test (a git commit), recorded with the run.
+    #[arg(long, env = "AGENTBENCH_REVISION")]
+    revision: Option<String>,
+    /// A folder of Cedar policies to add to the envs (in-process runs).
+    #[arg(long, env = "AGENTBENCH_POLICIES")]
+    policies: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum AgentCommand {
+    /// Serve a scripted baseline as an OpenAI-compatible /v1/chat/completions endpoint, which
+    /// knows its scenario by the instruction in the conversation.
+    Serve {
+        /// oracle, reckless, cautious or random.
+        #[arg(long, env = "AGENTBENCH_BASELINE_AGENT")]
+        baseline: agentbench_agents::Baseline,
+        /// The address to listen on.
+        #[arg(long, env = "AGENTBENCH_AGENT_ADDR", default_value = "127.0.0.1:8090")]
+        addr: std::net::SocketAddr,
+        /// The suite whose scenarios it plays.
+        #[arg(long, env = "AGENTBENCH_SUITE", default_value = "safety")]
+        suite: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -93,7 +181,7 @@ fn main() -> ExitCode {
         )
         .init();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::from(2)
@@ -101,9 +189,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Envs { json } => envs(json),
+        Command::Envs { json } => envs(json)?,
         Command::Serve {
             addr,
             db,
@@ -123,7 +211,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 episode_ttl,
                 ..ServeSettings::default()
             };
-            serve(addr, &db, db_sync, &added, settings)
+            serve(addr, &db, db_sync, &added, settings)?
         }
         Command::Bench {
             server,
@@ -140,9 +228,88 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 warmup,
                 open_episodes,
             };
-            bench(&settings, json)
+            bench(&settings, json)?
         }
+        Command::Run(args) => return run_suite(args),
+        Command::Agent {
+            command:
+                AgentCommand::Serve {
+                    baseline,
+                    addr,
+                    suite,
+                },
+        } => serve_baseline(baseline, addr, &suite)?,
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_suite(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let policies = match &args.policies {
+        Some(dir) => AddedPolicies::read(dir)?,
+        None => AddedPolicies::default(),
+    };
+    let settings = RunSettings {
+        suite: args.suite,
+        agent: args.agent,
+        agent_settings: AgentSettings {
+            base_url: args.base_url,
+            api_key: std::env::var(&args.api_key_env).ok(),
+            timeout: args.agent_timeout,
+            max_retries: args.agent_retries,
+        },
+        trials: args.trials,
+        concurrency: args.concurrency,
+        server: args.server,
+        limit: args.limit,
+        out: args.out,
+        db: args.db,
+        mode: args.mode,
+        gate: args.gate,
+        baseline: args.baseline,
+        resume: args.resume,
+        revision: args.revision,
+        policies,
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let outcome = runtime.block_on(run::run(&settings))?;
+    let mut out = std::io::stdout().lock();
+    write!(out, "{}", run::report_summary(&outcome.report))?;
+    out.flush().context("cannot write to stdout")?;
+    if let Some(problem) = &outcome.problem {
+        eprintln!("error: {problem}");
+    }
+    Ok(ExitCode::from(outcome.exit_code))
+}
+
+fn serve_baseline(
+    baseline: agentbench_agents::Baseline,
+    addr: std::net::SocketAddr,
+    suite: &str,
+) -> anyhow::Result<()> {
+    let suite = agentbench_datasets::Suite::load(suite)?;
+    let sandbox = Sandbox::new(Limits::default())?;
+    let manifests = agentbench_server::builtin::load_all(&sandbox)?
+        .iter()
+        .map(|image| (image.manifest().name.clone(), image.manifest().clone()))
+        .collect();
+    let router = chat_api::chat_router(
+        Arc::new(agentbench_agents::Scripted::baseline(baseline)),
+        Arc::new(suite),
+        manifests,
+    );
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
+        eprintln!("{}{}", agentbench_server::LISTENING, listener.local_addr()?);
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .context("the agent server failed")
+    })
 }
 
 fn bench(settings: &LoadSettings, json: bool) -> anyhow::Result<()> {

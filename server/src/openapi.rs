@@ -83,6 +83,9 @@ struct StepResult {
     /// On the step that ended the episode: the env's outcome checks (null if the env failed).
     #[serde(default)]
     outcome: Option<Outcome>,
+    /// What the agent reported about producing the action, when it did.
+    #[serde(default)]
+    agent: Option<crate::api::AgentNote>,
 }
 
 #[derive(JsonSchema)]

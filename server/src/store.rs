@@ -33,6 +33,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "policy mode",
         include_str!("../migrations/0002_policy_mode.sql"),
     ),
+    (3, "runs", include_str!("../migrations/0003_runs.sql")),
 ];
 
 /// The most writes one transaction commits.
@@ -331,6 +332,128 @@ impl Store {
         .fetch_optional(&self.pool)
         .await?;
         row.as_ref().map(step_row).transpose()
+    }
+}
+
+/// A suite run as stored: what ran, and its report once done.
+#[derive(Debug, Clone)]
+pub struct RunRow {
+    pub id: String,
+    pub suite: String,
+    pub suite_version: String,
+    pub suite_hash: String,
+    pub agent: String,
+    /// The run's settings, JSON.
+    pub settings: String,
+    /// `running` or `done`.
+    pub state: String,
+    /// The report, JSON, once done.
+    pub report: Option<String>,
+    pub created_ms: i64,
+}
+
+/// Suite runs. Their writes are few (one per episode) and each commits on its own, beside the
+/// writer task's groups of steps.
+impl Store {
+    pub async fn create_run(&self, run: &RunRow) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO runs (id, suite, suite_version, suite_hash, agent, settings, state, \
+             report, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(&run.id)
+        .bind(&run.suite)
+        .bind(&run.suite_version)
+        .bind(&run.suite_hash)
+        .bind(&run.agent)
+        .bind(&run.settings)
+        .bind(&run.state)
+        .bind(run.report.as_deref())
+        .bind(run.created_ms)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    pub async fn run(&self, id: &str) -> Result<Option<RunRow>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, suite, suite_version, suite_hash, agent, settings, state, report, \
+             created_ms FROM runs WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| {
+            Ok(RunRow {
+                id: row.try_get("id")?,
+                suite: row.try_get("suite")?,
+                suite_version: row.try_get("suite_version")?,
+                suite_hash: row.try_get("suite_hash")?,
+                agent: row.try_get("agent")?,
+                settings: row.try_get("settings")?,
+                state: row.try_get("state")?,
+                report: row.try_get("report")?,
+                created_ms: row.try_get("created_ms")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Records one finished episode of a run; a second record of the same scenario and trial
+    /// is ignored, so that a resumed run never counts an episode twice. Returns whether this
+    /// one was recorded.
+    pub async fn record_run_episode(
+        &self,
+        run_id: &str,
+        scenario: &str,
+        trial: u32,
+        result: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "INSERT INTO run_episodes (run_id, scenario, trial, result, created_ms) \
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id, scenario, trial) DO NOTHING",
+        )
+        .bind(run_id)
+        .bind(scenario)
+        .bind(i64::from(trial))
+        .bind(result)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// A run's recorded episodes, as `(scenario, trial, result)`, in scenario and trial order.
+    pub async fn run_episodes(
+        &self,
+        run_id: &str,
+    ) -> Result<Vec<(String, u32, String)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT scenario, trial, result FROM run_episodes WHERE run_id = $1 \
+             ORDER BY scenario, trial",
+        )
+        .bind(run_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok((
+                    row.try_get("scenario")?,
+                    index(row.try_get("trial")?),
+                    row.try_get("result")?,
+                ))
+            })
+            .collect()
+    }
+
+    /// Marks a run done with its report.
+    pub async fn finish_run(&self, run_id: &str, report: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE runs SET state = 'done', report = $1, ended_ms = $2 WHERE id = $3")
+            .bind(report)
+            .bind(now_ms())
+            .bind(run_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 }
 

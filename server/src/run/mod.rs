@@ -1,0 +1,388 @@
+//! `agentbench run`: plays every scenario of a suite K times with one agent, in process or
+//! against a remote `agentbench serve`, records the run in the database (resumable), computes
+//! its metrics, judges them with the gate, and writes the report files.
+
+mod play;
+mod report;
+mod transport;
+
+use std::collections::{BTreeSet, VecDeque};
+use std::io::{IsTerminal as _, Write as _};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+
+use agentbench_agents::{AgentSettings, build_agent};
+use agentbench_datasets::Suite;
+use agentbench_env_runtime::Mode;
+use agentbench_sandbox::{Limits, Sandbox};
+use agentbench_scorers::{EpisodeResult, compare, run_metrics};
+
+pub use play::EpisodeLine;
+pub use report::{Comparison, Report, RunInfo, summary as report_summary};
+use play::Player;
+use transport::Transport;
+
+use crate::builtin::AddedPolicies;
+use crate::gate::Gate;
+use crate::store::{DbSync, RunRow, Store};
+use crate::{App, ServeSettings};
+
+/// Everything `agentbench run` is told.
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    /// A built-in suite's name or a suite folder.
+    pub suite: String,
+    /// The agent spec (`oracle`, `openai:MODEL`, …).
+    pub agent: String,
+    pub agent_settings: AgentSettings,
+    pub trials: u32,
+    pub concurrency: usize,
+    /// A remote server's base URL; in process when absent.
+    pub server: Option<String>,
+    /// Only the first N scenarios.
+    pub limit: Option<usize>,
+    pub out: Option<PathBuf>,
+    pub db: String,
+    pub mode: Mode,
+    /// `default` or a gate file.
+    pub gate: Option<String>,
+    /// A run id in the database, or a `report.json`.
+    pub baseline: Option<String>,
+    /// Continue this run instead of starting one.
+    pub resume: Option<String>,
+    /// The git revision under test, recorded with the run.
+    pub revision: Option<String>,
+    /// Policies added to the in-process server's envs.
+    pub policies: AddedPolicies,
+}
+
+/// The settings stored with a run, which a resumed run keeps.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct StoredSettings {
+    trials: u32,
+    mode: Mode,
+    limit: Option<usize>,
+    server: Option<String>,
+    base_url: Option<String>,
+    revision: Option<String>,
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub report: Report,
+    /// 0 passed (or no gate), 1 the gate failed, 2 the run could not be judged.
+    pub exit_code: u8,
+    /// Why the exit code is 2.
+    pub problem: Option<String>,
+}
+
+/// Plays the run and writes its files; fails only on set-up errors (a bad suite, gate, agent
+/// spec or database), which are exit code 2 too.
+pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
+    let suite = Suite::load(&settings.suite)?;
+    let gate = settings.gate.as_deref().map(Gate::load).transpose()?;
+    let agent =
+        build_agent(&settings.agent, &settings.agent_settings).context("cannot build the agent")?;
+    let store = Store::open(&settings.db, DbSync::Normal).await?;
+    let transport = match &settings.server {
+        Some(url) => Transport::remote(url),
+        None => {
+            let sandbox = Sandbox::new(Limits::default())?;
+            let app = App::with_builtin_envs(
+                &sandbox,
+                &settings.policies,
+                ServeSettings::default(),
+                store.clone(),
+            )
+            .await?;
+            Transport::InProcess(crate::router(Arc::new(app)))
+        }
+    };
+
+    let (run, stored) = open_run(&store, settings, &suite, agent.name()).await?;
+    let scenarios: Vec<_> = suite
+        .scenarios
+        .iter()
+        .take(stored.limit.unwrap_or(usize::MAX))
+        .cloned()
+        .collect();
+    let envs: BTreeSet<&str> = scenarios.iter().map(|scenario| scenario.env.as_str()).collect();
+    let tools = play::env_tools(&transport, envs)
+        .await
+        .map_err(|error| anyhow::anyhow!("cannot list the envs' tools: {error}"))?;
+    let recorded: BTreeSet<(String, u32)> = store
+        .run_episodes(&run.id)
+        .await?
+        .into_iter()
+        .map(|(scenario, trial, _)| (scenario, trial))
+        .collect();
+    let jobs: VecDeque<(usize, u32)> = (0..stored.trials)
+        .flat_map(|trial| (0..scenarios.len()).map(move |index| (index, trial)))
+        .filter(|(index, trial)| !recorded.contains(&(scenarios[*index].id.clone(), *trial)))
+        .collect();
+    let total = scenarios.len() * stored.trials as usize;
+
+    let player = Arc::new(Player {
+        transport,
+        agent,
+        suite: suite.clone(),
+        mode: stored.mode,
+        run_id: run.id.clone(),
+        tools,
+    });
+    let progress = Arc::new(Mutex::new(ProgressBar::new(total, recorded.len())));
+    let jobs = Arc::new(Mutex::new(jobs));
+    let scenarios = Arc::new(scenarios);
+    let mut workers = tokio::task::JoinSet::new();
+    for _ in 0..settings.concurrency.max(1) {
+        let (player, jobs, scenarios, progress, store) = (
+            player.clone(),
+            jobs.clone(),
+            scenarios.clone(),
+            progress.clone(),
+            store.clone(),
+        );
+        workers.spawn(async move {
+            loop {
+                let next = jobs.lock().expect("jobs").pop_front();
+                let Some((index, trial)) = next else {
+                    return Ok::<(), anyhow::Error>(());
+                };
+                let line = player.play(&scenarios[index], trial).await;
+                store
+                    .record_run_episode(
+                        &player.run_id,
+                        &line.scenario,
+                        trial,
+                        &serde_json::to_string(&line)?,
+                    )
+                    .await?;
+                progress.lock().expect("progress").advance(!line.measured);
+            }
+        });
+    }
+    while let Some(joined) = workers.join_next().await {
+        joined.context("a run worker panicked")??;
+    }
+    progress.lock().expect("progress").finish();
+
+    let lines = stored_lines(&store, &run.id).await?;
+    let results: Vec<EpisodeResult> = lines.iter().map(EpisodeLine::result).collect();
+    let metrics = run_metrics(&results);
+    let baseline = match &settings.baseline {
+        Some(baseline) => Some(load_baseline(&store, baseline).await?),
+        None => None,
+    };
+    let comparison = baseline.map(|(baseline_run, baseline_results)| {
+        let metrics = gate
+            .as_ref()
+            .map_or_else(Gate::default_regression, Gate::regression_metrics);
+        Comparison {
+            run: baseline_run,
+            differences: metrics
+                .into_iter()
+                .filter_map(|metric| compare(&results, &baseline_results, metric))
+                .collect(),
+        }
+    });
+    let verdict = gate.as_ref().map(|gate| {
+        gate.judge(
+            &metrics,
+            comparison.as_ref().map(|comparison| comparison.differences.as_slice()),
+        )
+    });
+    let report = Report {
+        run: RunInfo {
+            id: run.id.clone(),
+            suite: suite.name.clone(),
+            suite_version: suite.version.clone(),
+            suite_hash: suite.hash.clone(),
+            agent: run.agent.clone(),
+            trials: stored.trials,
+            mode: stored.mode.as_str().to_owned(),
+            server: stored.server.clone(),
+            base_url: stored.base_url.clone(),
+            revision: stored.revision.clone(),
+            limit: stored.limit,
+            started_ms: run.created_ms,
+            ended_ms: crate::store::now_ms(),
+        },
+        metrics,
+        gate: verdict,
+        baseline: comparison,
+        episodes: results,
+    };
+    store
+        .finish_run(&run.id, &serde_json::to_string(&report)?)
+        .await?;
+    if let Some(dir) = &settings.out {
+        report::write_all(dir, &report, &lines)?;
+    }
+
+    let unmeasured = report.metrics.unmeasured;
+    let allowed = gate.as_ref().map_or(0.0, |gate| gate.max_unmeasured);
+    let problem = (unmeasured as f64 > allowed * total.max(1) as f64).then(|| {
+        let first = lines
+            .iter()
+            .find_map(|line| line.error.as_deref())
+            .unwrap_or("unknown");
+        format!(
+            "{unmeasured} of {total} episodes could not be measured (the first because {first})"
+        )
+    });
+    let exit_code = match (&problem, &report.gate) {
+        (Some(_), _) => 2,
+        (None, Some(verdict)) if !verdict.passed => 1,
+        _ => 0,
+    };
+    Ok(RunOutcome {
+        report,
+        exit_code,
+        problem,
+    })
+}
+
+/// Starts a run, or finds the one to resume (which must be of the same suite text and agent).
+async fn open_run(
+    store: &Store,
+    settings: &RunSettings,
+    suite: &Suite,
+    agent: &str,
+) -> anyhow::Result<(RunRow, StoredSettings)> {
+    if let Some(id) = &settings.resume {
+        let run = store
+            .run(id)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("there is no run `{id}` to resume in {}", settings.db))?;
+        anyhow::ensure!(
+            run.suite_hash == suite.hash,
+            "run `{id}` played another version of the suite (hash {}, now {}); start a new run",
+            run.suite_hash,
+            suite.hash
+        );
+        anyhow::ensure!(
+            run.agent == agent,
+            "run `{id}` played the agent `{}`, not `{agent}`",
+            run.agent
+        );
+        let stored = serde_json::from_str(&run.settings)
+            .with_context(|| format!("the stored settings of run `{id}`"))?;
+        return Ok((run, stored));
+    }
+    let stored = StoredSettings {
+        trials: settings.trials.max(1),
+        mode: settings.mode,
+        limit: settings.limit,
+        server: settings.server.clone(),
+        base_url: settings
+            .agent
+            .starts_with("openai:")
+            .then(|| settings.agent_settings.base_url.clone())
+            .flatten(),
+        revision: settings.revision.clone(),
+    };
+    let run = RunRow {
+        id: format!("run_{}", uuid::Uuid::new_v4().simple()),
+        suite: suite.name.clone(),
+        suite_version: suite.version.clone(),
+        suite_hash: suite.hash.clone(),
+        agent: agent.to_owned(),
+        settings: serde_json::to_string(&stored)?,
+        state: "running".to_owned(),
+        report: None,
+        created_ms: crate::store::now_ms(),
+    };
+    store.create_run(&run).await?;
+    Ok((run, stored))
+}
+
+async fn stored_lines(store: &Store, run_id: &str) -> anyhow::Result<Vec<EpisodeLine>> {
+    store
+        .run_episodes(run_id)
+        .await?
+        .iter()
+        .map(|(scenario, trial, result)| {
+            serde_json::from_str(result)
+                .with_context(|| format!("the stored result of {scenario} trial {trial}"))
+        })
+        .collect()
+}
+
+/// A baseline's episode results: from a `report.json`, or a run in the database.
+async fn load_baseline(
+    store: &Store,
+    baseline: &str,
+) -> anyhow::Result<(String, Vec<EpisodeResult>)> {
+    let path = std::path::Path::new(baseline);
+    if path.is_file() {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the baseline {baseline}"))?;
+        let report: Report = serde_json::from_str(&text)
+            .with_context(|| format!("the baseline {baseline} is not a report.json"))?;
+        return Ok((report.run.id, report.episodes));
+    }
+    anyhow::ensure!(
+        store.run(baseline).await?.is_some(),
+        "the baseline `{baseline}` is neither a report.json nor a run in the database"
+    );
+    let lines = stored_lines(store, baseline).await?;
+    Ok((
+        baseline.to_owned(),
+        lines.iter().map(EpisodeLine::result).collect(),
+    ))
+}
+
+/// A one-line progress bar on stderr, drawn only when stderr is a terminal.
+#[derive(Debug)]
+struct ProgressBar {
+    total: usize,
+    done: usize,
+    unmeasured: usize,
+    visible: bool,
+}
+
+impl ProgressBar {
+    fn new(total: usize, done: usize) -> ProgressBar {
+        let bar = ProgressBar {
+            total,
+            done,
+            unmeasured: 0,
+            visible: std::io::stderr().is_terminal(),
+        };
+        bar.draw();
+        bar
+    }
+
+    fn advance(&mut self, unmeasured: bool) {
+        self.done += 1;
+        self.unmeasured += usize::from(unmeasured);
+        self.draw();
+    }
+
+    fn draw(&self) {
+        if !self.visible {
+            return;
+        }
+        const WIDTH: usize = 30;
+        let filled = (self.done * WIDTH).checked_div(self.total).unwrap_or(WIDTH);
+        eprint!(
+            "\r[{}{}] {}/{} episodes, {} unmeasured",
+            "#".repeat(filled),
+            " ".repeat(WIDTH - filled),
+            self.done,
+            self.total,
+            self.unmeasured
+        );
+        let _ = std::io::stderr().flush();
+    }
+
+    fn finish(&self) {
+        if self.visible {
+            eprintln!();
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! What a run leaves behind: `report.json` (everything), `episodes.jsonl` (one line per
+//! episode), `summary.md` (fits a CI job summary) and `junit.xml` (one test case per gate check).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use agentbench_scorers::{Difference, EpisodeResult, Estimate, Metric, RunMetrics};
+
+use super::play::EpisodeLine;
+use crate::gate::GateVerdict;
+
+/// What ran, and how.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub id: String,
+    pub suite: String,
+    pub suite_version: String,
+    pub suite_hash: String,
+    pub agent: String,
+    pub trials: u32,
+    pub mode: String,
+    /// The server the episodes ran on; `None` when in process.
+    pub server: Option<String>,
+    /// The model endpoint, for a model agent.
+    pub base_url: Option<String>,
+    /// The git revision of the agent or model under test, when given.
+    pub revision: Option<String>,
+    /// Only the first N scenarios ran.
+    pub limit: Option<usize>,
+    pub started_ms: i64,
+    pub ended_ms: i64,
+}
+
+/// `report.json`: the run, its metrics, the gate's verdict, the baseline comparison, and every
+/// episode's result (so that a later run can be compared with this one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub run: RunInfo,
+    pub metrics: RunMetrics,
+    pub gate: Option<GateVerdict>,
+    pub baseline: Option<Comparison>,
+    pub episodes: Vec<EpisodeResult>,
+}
+
+/// A paired comparison with a baseline run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The baseline's run id.
+    pub run: String,
+    pub differences: Vec<Difference>,
+}
+
+/// The metrics `summary.md` shows, in its order.
+const HEADLINE: &[Metric] = &[
+    Metric::SafetyScore,
+    Metric::HarmRate,
+    Metric::AttackSuccessRate,
+    Metric::RefusalRate,
+    Metric::OverRefusalRate,
+    Metric::Utility,
+    Metric::UtilityUnderAttack,
+    Metric::CompletionUnderPolicy,
+    Metric::ViolationsPerEpisode,
+    Metric::BlockedPerEpisode,
+    Metric::InvalidArgumentRate,
+    Metric::MeanStepReward,
+    Metric::PassK,
+];
+
+/// Writes the four files into `dir`, creating it.
+pub fn write_all(dir: &Path, report: &Report, lines: &[EpisodeLine]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|error| anyhow::anyhow!("cannot create {}: {error}", dir.display()))?;
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text)
+            .map_err(|error| anyhow::anyhow!("cannot write {}: {error}", path.display()))
+    };
+    write("report.json", serde_json::to_string_pretty(report)? + "\n")?;
+    let mut jsonl = String::new();
+    for line in lines {
+        jsonl.push_str(&serde_json::to_string(&JsonLine { run: &report.run.id, line })?);
+        jsonl.push('\n');
+    }
+    write("episodes.jsonl", jsonl)?;
+    write("summary.md", summary(report))?;
+    write("junit.xml", junit(report))?;
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct JsonLine<'a> {
+    run: &'a str,
+    #[serde(flatten)]
+    line: &'a EpisodeLine,
+}
+
+fn cell(estimate: Option<&Estimate>) -> String {
+    match estimate {
+        None => "–".to_owned(),
+        Some(estimate) => format!(
+            "{:.3} [{:.3}, {:.3}] n={}",
+            estimate.value, estimate.low, estimate.high, estimate.n
+        ),
+    }
+}
+
+/// `summary.md`: the verdict, the headline metrics overall and per category, the gate's checks.
+pub fn summary(report: &Report) -> String {
+    let run = &report.run;
+    let metrics = &report.metrics;
+    let mut out = String::new();
+    let verdict = match &report.gate {
+        Some(gate) if gate.passed => "✅ gate passed",
+        Some(_) => "❌ gate failed",
+        None => "no gate",
+    };
+    let _ = writeln!(out, "# agentbench: `{}` on `{}` — {verdict}\n", run.agent, run.suite);
+    let _ = writeln!(
+        out,
+        "Run `{}`: suite {} {} (`{}`), {} trial(s), mode {}, {} measured and {} unmeasured \
+         episodes.\n",
+        run.id,
+        run.suite,
+        run.suite_version,
+        &run.suite_hash[..run.suite_hash.len().min(12)],
+        run.trials,
+        run.mode,
+        metrics.measured,
+        metrics.unmeasured
+    );
+    let _ = writeln!(out, "| metric | value [95% interval] n |\n|---|---|");
+    for metric in HEADLINE {
+        if let Some(estimate) = metrics.overall.get(metric) {
+            let _ = writeln!(out, "| {metric} | {} |", cell(Some(estimate)));
+        }
+    }
+    if !metrics.by_category.is_empty() {
+        let columns = [
+            Metric::SafetyScore,
+            Metric::HarmRate,
+            Metric::Utility,
+            Metric::ViolationsPerEpisode,
+        ];
+        let _ = write!(out, "\n| category |");
+        for metric in columns {
+            let _ = write!(out, " {metric} |");
+        }
+        let _ = write!(out, "\n|---|");
+        for _ in columns {
+            let _ = write!(out, "---|");
+        }
+        out.push('\n');
+        for (category, group) in &metrics.by_category {
+            let _ = write!(out, "| {category} |");
+            for metric in columns {
+                let _ = write!(out, " {} |", cell(group.get(&metric)));
+            }
+            out.push('\n');
+        }
+    }
+    if let Some(gate) = &report.gate {
+        let _ = writeln!(out, "\n## Gate\n");
+        for check in &gate.checks {
+            let mark = match check.passed {
+                Some(true) => "✅",
+                Some(false) => "❌",
+                None => "➖",
+            };
+            let _ = writeln!(out, "- {mark} `{}`: {}", check.name, check.message);
+        }
+    }
+    out
+}
+
+/// `junit.xml`: one test case per gate check (a check that could not be judged is skipped).
+pub fn junit(report: &Report) -> String {
+    let checks = report.gate.as_ref().map(|gate| gate.checks.as_slice()).unwrap_or_default();
+    let failures = checks.iter().filter(|check| check.passed == Some(false)).count();
+    let skipped = checks.iter().filter(|check| check.passed.is_none()).count();
+    let suite = xml(&format!("agentbench {} {}", report.run.suite, report.run.agent));
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"agentbench\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">",
+        checks.len()
+    );
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"{suite}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">",
+        checks.len()
+    );
+    for check in checks {
+        let name = xml(&check.name);
+        let message = xml(&check.message);
+        match check.passed {
+            Some(true) => {
+                let _ = writeln!(
+                    out,
+                    "    <testcase classname=\"gate\" name=\"{name}\"><system-out>{message}</system-out></testcase>"
+                );
+            }
+            Some(false) => {
+                let _ = writeln!(
+                    out,
+                    "    <testcase classname=\"gate\" name=\"{name}\"><failure message=\"{message}\"/></testcase>"
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "    <testcase classname=\"gate\" name=\"{name}\"><skipped message=\"{message}\"/></testcase>"
+                );
+            }
+        }
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+/// Escapes text for an XML attribute or element.
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if c.is_control() && c != '\n' && c != '\t' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn xml_escapes_markup_and_drops_control_characters() {
+        assert_eq!(super::xml("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;");
+    }
+}

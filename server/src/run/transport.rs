@@ -1,0 +1,101 @@
+//! How the runner reaches the episode API: the router of an in-process `App` (no socket), or a
+//! remote `agentbench serve` over HTTP. Both speak the same REST API, so a run is played the
+//! same way either way.
+
+use axum::Router;
+use axum::body::Body;
+use http_body_util::BodyExt as _;
+use serde_json::Value;
+use tower::ServiceExt as _;
+
+/// Where episodes are played.
+#[derive(Debug, Clone)]
+pub enum Transport {
+    InProcess(Router),
+    Remote {
+        client: reqwest::Client,
+        /// The server's base URL, without a trailing slash.
+        base: String,
+    },
+}
+
+/// A call that got no JSON answer at all (the server is unreachable, or not agentbench).
+#[derive(Debug, thiserror::Error)]
+#[error("{method} {path}: {reason}")]
+pub struct TransportError {
+    method: &'static str,
+    path: String,
+    reason: String,
+}
+
+impl Transport {
+    pub fn remote(base: &str) -> Transport {
+        Transport::Remote {
+            client: reqwest::Client::new(),
+            base: base.trim_end_matches('/').to_owned(),
+        }
+    }
+
+    /// Sends one request; returns the status and the JSON body.
+    pub async fn call(
+        &self,
+        method: &'static str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(u16, Value), TransportError> {
+        let failed = |reason: String| TransportError {
+            method,
+            path: path.to_owned(),
+            reason,
+        };
+        let (status, bytes) = match self {
+            Transport::InProcess(router) => {
+                let request = axum::http::Request::builder()
+                    .method(method)
+                    .uri(path)
+                    .header("content-type", "application/json")
+                    .body(body.map_or_else(Body::empty, |body| Body::from(body.to_string())))
+                    .map_err(|error| failed(error.to_string()))?;
+                let response = router
+                    .clone()
+                    .oneshot(request)
+                    .await
+                    .map_err(|error| failed(error.to_string()))?;
+                let status = response.status().as_u16();
+                let bytes = response
+                    .into_body()
+                    .collect()
+                    .await
+                    .map_err(|error| failed(error.to_string()))?
+                    .to_bytes();
+                (status, bytes)
+            }
+            Transport::Remote { client, base } => {
+                let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
+                let mut request = client.request(method, format!("{base}{path}"));
+                if let Some(body) = body {
+                    request = request
+                        .header("content-type", "application/json")
+                        .body(body.to_string());
+                }
+                let response = request
+                    .send()
+                    .await
+                    .map_err(|error| failed(format!("{error:#}")))?;
+                let status = response.status().as_u16();
+                let bytes = response
+                    .bytes()
+                    .await
+                    .map_err(|error| failed(error.to_string()))?;
+                (status, bytes)
+            }
+        };
+        let value = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .map_err(|error| failed(format!("the answer ({status}) is not JSON: {error}")))?
+        };
+        Ok((status, value))
+    }
+}
