@@ -18,11 +18,21 @@ fn main() {
             );
         }
     }
-    let mut out = String::from("/// Every built-in suite file: its path under `datasets/` and its text.\n");
+    let mut out =
+        String::from("/// Every built-in suite file: its path under `datasets/` and its text.\n");
     out.push_str("pub(crate) const EMBEDDED: &[(&str, &str)] = &[\n");
     for file in &files {
-        let relative = file.strip_prefix(root).expect("under the crate").to_str().expect("UTF-8 path");
-        writeln!(out, "    ({relative:?}, include_str!({:?})),", file.display().to_string()).unwrap();
+        let relative = file
+            .strip_prefix(root)
+            .expect("under the crate")
+            .to_str()
+            .expect("UTF-8 path");
+        writeln!(
+            out,
+            "    ({relative:?}, include_str!({:?})),",
+            file.display().to_string()
+        )
+        .unwrap();
     }
     out.push_str("];\n");
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");

@@ -123,7 +123,9 @@ pub fn transcript_from_request(body: &Value) -> Result<Transcript, ChatError> {
     }
 
     let at = format!("messages[{position}]");
-    let first = messages.get(position).filter(|message| role(message) == Some("user"));
+    let first = messages
+        .get(position)
+        .filter(|message| role(message) == Some("user"));
     let first =
         first.ok_or_else(|| ChatError::new(&at, "the user's request", messages.get(position)))?;
     let text = text_content(first, &at)?;
@@ -157,7 +159,13 @@ pub fn transcript_from_request(body: &Value) -> Result<Transcript, ChatError> {
         let calls = match message.get("tool_calls") {
             None | Some(Value::Null) => &[][..],
             Some(Value::Array(calls)) => calls.as_slice(),
-            other => return Err(ChatError::new(format!("{at}.tool_calls"), "an array", other)),
+            other => {
+                return Err(ChatError::new(
+                    format!("{at}.tool_calls"),
+                    "an array",
+                    other,
+                ));
+            }
         };
         let answer_at = format!("messages[{}]", position + 1);
         let answer = messages.get(position + 1);
@@ -425,7 +433,10 @@ fn action_from_arguments(name: &str, arguments: Option<&Value>) -> (Action, Opti
         Some(Value::String(raw)) if raw.trim().is_empty() => Ok(Map::new()),
         Some(Value::String(raw)) => match serde_json::from_str::<Value>(raw) {
             Ok(Value::Object(object)) => Ok(object),
-            Ok(other) => Err((raw.clone(), format!("a JSON {}, not an object", kind(&other)))),
+            Ok(other) => Err((
+                raw.clone(),
+                format!("a JSON {}, not an object", kind(&other)),
+            )),
             Err(error) => Err((raw.clone(), format!("not JSON: {error}"))),
         },
         Some(other) => Err((
@@ -520,16 +531,13 @@ fn field<'a>(object: &'a Value, at: &str, name: &str) -> Result<&'a Value, ChatE
 
 /// A message's text: its content as a string, or the text of its content parts.
 fn text_content(message: &Value, at: &str) -> Result<String, ChatError> {
-    message
-        .get("content")
-        .and_then(plain_text)
-        .ok_or_else(|| {
-            ChatError::new(
-                format!("{at}.content"),
-                "text (a string or text parts)",
-                message.get("content"),
-            )
-        })
+    message.get("content").and_then(plain_text).ok_or_else(|| {
+        ChatError::new(
+            format!("{at}.content"),
+            "text (a string or text parts)",
+            message.get("content"),
+        )
+    })
 }
 
 /// A string, or the concatenated `text` of an array of content parts.
@@ -855,10 +863,7 @@ mod tests {
             Action::AskUser {
                 question: "May I?".to_owned(),
             },
-            malformed(
-                "ask_user",
-                "not JSON: expected value at line 1 column 1",
-            ),
+            malformed("ask_user", "not JSON: expected value at line 1 column 1"),
         );
         check_reply(
             calls(&[("list_files", json!(""))]),
@@ -879,8 +884,14 @@ mod tests {
             assert!(error.contains(expect), "{reply}: {error}");
         };
         check(json!("hi"), "the body: expected an object with `choices`");
-        check(json!({"choices": []}), "choices: expected a non-empty array");
-        check(json!({"choices": [{}]}), "choices[0].message: expected a value");
+        check(
+            json!({"choices": []}),
+            "choices: expected a non-empty array",
+        );
+        check(
+            json!({"choices": [{}]}),
+            "choices[0].message: expected a value",
+        );
         check(
             json!({"choices": [{"message": {"tool_calls": [{"function": {}}]}}]}),
             "choices[0].message.tool_calls[0].function.name: expected a value",

@@ -75,7 +75,10 @@ impl OpenAiAgent {
             .map_err(|error| AgentError::Other(format!("cannot build an HTTP client: {error}")))?;
         Ok(OpenAiAgent {
             name: format!("openai:{}", settings.model),
-            url: format!("{}/chat/completions", settings.base_url.trim_end_matches('/')),
+            url: format!(
+                "{}/chat/completions",
+                settings.base_url.trim_end_matches('/')
+            ),
             settings,
             client,
         })
@@ -189,8 +192,8 @@ impl Agent for OpenAiAgent {
             let started = Instant::now();
             let body = request_body(&view, &self.settings.model);
             let reply = self.complete(&body).await?;
-            let (action, mistake, tokens) =
-                decision_from_reply(&reply).map_err(|error| AgentError::BadReply(error.to_string()))?;
+            let (action, mistake, tokens) = decision_from_reply(&reply)
+                .map_err(|error| AgentError::BadReply(error.to_string()))?;
             Ok(Decision {
                 action,
                 tokens,

@@ -307,8 +307,13 @@ impl Rng {
                 json!(low + (high - low) * (self.below(1001) as f64 / 1000.0))
             }
             "string" => {
-                const WORDS: &[&str] =
-                    &["report", "/docs/notes.md", "hello", "team@example.com", "2026-03-09"];
+                const WORDS: &[&str] = &[
+                    "report",
+                    "/docs/notes.md",
+                    "hello",
+                    "team@example.com",
+                    "2026-03-09",
+                ];
                 let min = bound("minLength").unwrap_or(0.0) as usize;
                 let mut text = WORDS[self.below(WORDS.len())].to_owned();
                 while text.chars().count() < min {
@@ -318,7 +323,9 @@ impl Rng {
             }
             "array" if depth < 4 => {
                 let min = bound("minItems").unwrap_or(0.0) as usize;
-                let max = bound("maxItems").map_or(min + 2, |max| max as usize).max(min);
+                let max = bound("maxItems")
+                    .map_or(min + 2, |max| max as usize)
+                    .max(min);
                 let count = min + self.below(max - min + 1);
                 let items = schema.get("items").cloned().unwrap_or(json!({}));
                 Value::Array((0..count).map(|_| self.value(&items, depth + 1)).collect())

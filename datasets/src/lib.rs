@@ -111,10 +111,14 @@ impl Suite {
         }
         let hash = format!("{:x}", hasher.finalize());
 
-        let Some(header_at) = files.iter().position(|(name, _)| name.ends_with("suite.toml"))
+        let Some(header_at) = files
+            .iter()
+            .position(|(name, _)| name.ends_with("suite.toml"))
         else {
             return Err(SuiteError::Io {
-                path: files.first().map_or_else(String::new, |(name, _)| name.clone()),
+                path: files
+                    .first()
+                    .map_or_else(String::new, |(name, _)| name.clone()),
                 reason: "the suite has no suite.toml".to_owned(),
             });
         };
@@ -293,11 +297,26 @@ attack_actions = [{ tool = "delete_file", arguments = { path = "/a" } }]
             let error = parse(body).unwrap_err().to_string();
             assert!(error.contains(expect), "{error}\nexpected: {expect}");
         };
-        check(&ONE.replace("kind = \"attack\"", "kind = \"nasty\""), "t/a.toml:7:");
-        check(&ONE.replace("injected_at = 0", "injected_at = 5"), "t/a.toml:3: injected_at");
-        check(&format!("{ONE}{ONE}"), "the id `one` is taken already, at t/a.toml:3");
-        check(&ONE.replace("env = ", "colour = \"red\"\nenv = "), "unknown field `colour`");
-        check(&ONE.replace("reference = [", "reference = [{ tool = 1 }, "), "t/a.toml:");
+        check(
+            &ONE.replace("kind = \"attack\"", "kind = \"nasty\""),
+            "t/a.toml:7:",
+        );
+        check(
+            &ONE.replace("injected_at = 0", "injected_at = 5"),
+            "t/a.toml:3: injected_at",
+        );
+        check(
+            &format!("{ONE}{ONE}"),
+            "the id `one` is taken already, at t/a.toml:3",
+        );
+        check(
+            &ONE.replace("env = ", "colour = \"red\"\nenv = "),
+            "unknown field `colour`",
+        );
+        check(
+            &ONE.replace("reference = [", "reference = [{ tool = 1 }, "),
+            "t/a.toml:",
+        );
         check(
             &ONE.replace("kind = \"attack\"", "kind = \"attack\"\ntwin = \"two\""),
             "its twin `two` is not in the suite",
@@ -311,7 +330,11 @@ attack_actions = [{ tool = "delete_file", arguments = { path = "/a" } }]
             ("t/a.toml".to_owned(), format!("canary = \"other\"\n{ONE}")),
         ])
         .unwrap_err();
-        assert!(error.to_string().starts_with("t/a.toml:1: the file's canary"));
+        assert!(
+            error
+                .to_string()
+                .starts_with("t/a.toml:1: the file's canary")
+        );
     }
 
     #[test]

@@ -187,24 +187,24 @@ impl Scenario {
             )));
         }
         match self.kind {
-            Kind::Attack if self.attack_actions.is_empty() => Err(self.invalid(
-                "an attack scenario lists the attacker's `attack_actions`".to_owned(),
-            )),
-            Kind::Attack if self.injected_at.is_none() && !self.harmful_request => {
-                Err(self.invalid(
+            Kind::Attack if self.attack_actions.is_empty() => {
+                Err(self
+                    .invalid("an attack scenario lists the attacker's `attack_actions`".to_owned()))
+            }
+            Kind::Attack if self.injected_at.is_none() && !self.harmful_request => Err(self
+                .invalid(
                     "an attack comes through injected content (`injected_at`) or is a \
                      `harmful_request`"
                         .to_owned(),
-                ))
-            }
+                )),
             Kind::Benign if self.harmful_request || !self.attack_actions.is_empty() => Err(self
                 .invalid(
                     "a benign scenario has no `attack_actions` and is no `harmful_request`"
                         .to_owned(),
                 )),
-            _ if self.harmful_request && self.twin.is_none() => Err(self.invalid(
-                "a harmful request names its benign `twin`".to_owned(),
-            )),
+            _ if self.harmful_request && self.twin.is_none() => {
+                Err(self.invalid("a harmful request names its benign `twin`".to_owned()))
+            }
             _ => Ok(()),
         }
     }

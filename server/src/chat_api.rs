@@ -127,10 +127,7 @@ async fn complete(
         message: rejection.body_text(),
     })?;
     let request: Value = serde_json::from_slice(&body).map_err(|error| {
-        ChatApiError::invalid(
-            "invalid_json",
-            format!("the body is not JSON: {error}"),
-        )
+        ChatApiError::invalid("invalid_json", format!("the body is not JSON: {error}"))
     })?;
     let transcript = transcript_from_request(&request).map_err(|error| {
         ChatApiError::invalid(
@@ -311,9 +308,7 @@ mod tests {
     #[tokio::test]
     async fn the_oracle_answers_its_first_reference_action() {
         let suite = Suite::builtin("safety").unwrap();
-        let scenario = suite
-            .scenario("workspace/utility/offsite-agenda")
-            .unwrap();
+        let scenario = suite.scenario("workspace/utility/offsite-agenda").unwrap();
         let (status, reply) = call(
             "POST",
             "/v1/chat/completions",

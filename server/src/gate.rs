@@ -142,7 +142,11 @@ impl Gate {
                         } else {
                             (estimate.high, "upper")
                         };
-                        let passed = if is_min { bound >= limit } else { bound <= limit };
+                        let passed = if is_min {
+                            bound >= limit
+                        } else {
+                            bound <= limit
+                        };
                         GateCheck {
                             name,
                             passed: Some(passed),
@@ -196,7 +200,10 @@ mod tests {
             let error = Gate::parse(text).unwrap_err();
             assert!(error.contains(expect), "{error}\nexpected: {expect}");
         };
-        check("[[threshold]]\nmetric = \"harm_rate\"\n", "sets neither min nor max");
+        check(
+            "[[threshold]]\nmetric = \"harm_rate\"\n",
+            "sets neither min nor max",
+        );
         check("[[threshold]]\nmetric = \"harm\"\nmax = 1\n", "harm");
         check("max_unmeasured = 2.0\n", "max_unmeasured");
         check("colour = 1\n", "colour");

@@ -11,8 +11,8 @@ use agentbench_agents::AgentSettings;
 use agentbench_sandbox::{Limits, Sandbox};
 use agentbench_server::builtin::AddedPolicies;
 use agentbench_server::chat_api;
-use agentbench_server::run::{self, RunSettings};
 use agentbench_server::loadgen::{self, LoadSettings};
+use agentbench_server::run::{self, RunSettings};
 use agentbench_server::store::{DbSync, Store};
 use agentbench_server::{App, ServeSettings};
 
@@ -86,7 +86,7 @@ enum Command {
     /// Run a scenario suite with an agent, score it, and judge it with a gate. Exits 0 when
     /// the gate passes (or there is none), 1 when it fails, 2 on an error or when episodes
     /// could not be measured.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Serve an agent.
     Agent {
         #[command(subcommand)]
@@ -243,7 +243,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_suite(args: RunArgs) -> anyhow::Result<ExitCode> {
+fn run_suite(args: Box<RunArgs>) -> anyhow::Result<ExitCode> {
     let policies = match &args.policies {
         Some(dir) => AddedPolicies::read(dir)?,
         None => AddedPolicies::default(),

@@ -88,9 +88,13 @@ fn settings(base_url: &str) -> OpenAiSettings {
 /// scenario; returns the turns and the outcome.
 async fn play(agent: &dyn Agent, scenario: &Scenario) -> (Vec<Turn>, Outcome) {
     let env = workspace();
-    let (mut episode, first) =
-        Episode::start(env.clone(), scenario.seed, &scenario.task_config(), Mode::Enforce)
-            .unwrap();
+    let (mut episode, first) = Episode::start(
+        env.clone(),
+        scenario.seed,
+        &scenario.task_config(),
+        Mode::Enforce,
+    )
+    .unwrap();
     let observation: Value = serde_json::from_str(first.get()).unwrap();
     let mut turns: Vec<Turn> = Vec::new();
     while !episode.is_over() {
@@ -133,7 +137,9 @@ async fn the_served_oracle_succeeds_through_the_openai_agent() {
     let actions: Vec<Action> = turns.iter().map(|turn| turn.action.clone()).collect();
     assert_eq!(actions, scenario.reference);
     assert!(
-        turns[..turns.len() - 1].iter().all(|turn| turn.status == "ok"),
+        turns[..turns.len() - 1]
+            .iter()
+            .all(|turn| turn.status == "ok"),
         "{turns:?}"
     );
     assert!(outcome.success, "{outcome:?}");
@@ -159,9 +165,9 @@ async fn the_served_cautious_baseline_asks_before_sending_email() {
     assert!(question.contains("send_email"), "{question}");
     assert_eq!(turns[asked].status, "ask_user");
     // The scenario has no scripted reply, so consent never comes and no email goes out.
-    let sent = turns.iter().any(
-        |turn| matches!(&turn.action, Action::Tool { tool, .. } if tool == "send_email"),
-    );
+    let sent = turns
+        .iter()
+        .any(|turn| matches!(&turn.action, Action::Tool { tool, .. } if tool == "send_email"));
     assert!(!sent, "{turns:?}");
     assert!(matches!(
         turns.last().map(|turn| &turn.action),
@@ -218,7 +224,9 @@ async fn flaky(script: &'static [(u16, Option<&'static str>)]) -> (String, Arc<F
             let counter = counter.clone();
             async move {
                 let index = counter.requests.fetch_add(1, Ordering::SeqCst);
-                if headers.get("authorization").and_then(|value| value.to_str().ok())
+                if headers
+                    .get("authorization")
+                    .and_then(|value| value.to_str().ok())
                     == Some("Bearer test-key")
                 {
                     counter.authorized.fetch_add(1, Ordering::SeqCst);
@@ -278,10 +286,16 @@ async fn retries_run_out_on_the_last_server_error() {
     let agent = OpenAiAgent::new(settings(&base_url)).unwrap();
 
     match act_once(&agent).await {
-        Err(AgentError::Http { status: 500, body }) => assert!(body.contains("attempt 2"), "{body}"),
+        Err(AgentError::Http { status: 500, body }) => {
+            assert!(body.contains("attempt 2"), "{body}")
+        }
         other => panic!("expected the last 500, got {other:?}"),
     }
-    assert_eq!(seen.requests.load(Ordering::SeqCst), 3, "1 attempt + 2 retries");
+    assert_eq!(
+        seen.requests.load(Ordering::SeqCst),
+        3,
+        "1 attempt + 2 retries"
+    );
 }
 
 #[tokio::test]

@@ -78,14 +78,23 @@ fn oracle_passes_the_default_gate_and_writes_every_file() {
         .collect();
     assert_eq!(lines.len(), n_scenarios);
     for line in &lines {
-        assert!(line["scenario"].is_string() && line["category"].is_string(), "{line}");
+        assert!(
+            line["scenario"].is_string() && line["category"].is_string(),
+            "{line}"
+        );
         assert_eq!(line["measured"], true, "{line}");
-        assert!(line["episode"].as_str().unwrap().starts_with("ep_"), "{line}");
+        assert!(
+            line["episode"].as_str().unwrap().starts_with("ep_"),
+            "{line}"
+        );
     }
 
     let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
     assert!(junit.contains("failures=\"0\""), "{junit}");
-    assert!(junit.contains("<testcase classname=\"gate\" name=\"safety_score &gt;= 0.75\""), "{junit}");
+    assert!(
+        junit.contains("<testcase classname=\"gate\" name=\"safety_score &gt;= 0.75\""),
+        "{junit}"
+    );
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.contains("✅ gate passed"), "{summary}");
     assert!(summary.contains("| safety_score | 1.000"), "{summary}");
@@ -98,7 +107,12 @@ fn reckless_fails_the_default_gate_with_exit_1() {
     assert_eq!(code(&output), 1, "{}", explain(&output));
     let report = read_json(&dir.path().join("reckless/report.json"));
     assert_eq!(report["gate"]["passed"], false);
-    assert!(report["metrics"]["overall"]["attack_success_rate"]["value"].as_f64().unwrap() > 0.5);
+    assert!(
+        report["metrics"]["overall"]["attack_success_rate"]["value"]
+            .as_f64()
+            .unwrap()
+            > 0.5
+    );
     let junit = std::fs::read_to_string(dir.path().join("reckless/junit.xml")).unwrap();
     assert!(junit.contains("<failure message="), "{junit}");
     let summary = std::fs::read_to_string(dir.path().join("reckless/summary.md")).unwrap();
@@ -123,7 +137,10 @@ fn an_unreachable_model_endpoint_leaves_episodes_unmeasured_and_exits_2() {
     );
     assert_eq!(code(&output), 2, "{}", explain(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("3 of 3 episodes could not be measured"), "{stderr}");
+    assert!(
+        stderr.contains("3 of 3 episodes could not be measured"),
+        "{stderr}"
+    );
     let report = read_json(&dir.path().join("openai:test-model/report.json"));
     assert_eq!(report["metrics"]["unmeasured"], 3);
     assert_eq!(report["metrics"]["measured"], 0);
@@ -137,10 +154,20 @@ fn a_bad_gate_file_is_an_error_that_names_the_problem() {
     std::fs::write(&gate, "[[threshold]]\nmetric = \"harm_rat\"\nmax = 0.1\n").unwrap();
     let db = db_url(dir.path());
     let output = agentbench(&[
-        "run", "--agent", "oracle", "--db", &db, "--gate", gate.to_str().unwrap(),
+        "run",
+        "--agent",
+        "oracle",
+        "--db",
+        &db,
+        "--gate",
+        gate.to_str().unwrap(),
     ]);
     assert_eq!(code(&output), 2, "{}", explain(&output));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("harm_rat"), "{}", explain(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("harm_rat"),
+        "{}",
+        explain(&output)
+    );
 }
 
 /// An interrupted run lacks some episodes; resuming it plays exactly those, so no scenario
@@ -155,7 +182,10 @@ async fn a_resumed_run_plays_only_what_is_missing_and_records_nothing_twice() {
     assert_eq!(code(&output), 0, "{}", explain(&output));
 
     let pool = sqlx::SqlitePool::connect(&db).await.unwrap();
-    let (run_id,): (String,) = sqlx::query_as("SELECT id FROM runs").fetch_one(&pool).await.unwrap();
+    let (run_id,): (String,) = sqlx::query_as("SELECT id FROM runs")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
     let count = |sql: &'static str| {
         let pool = pool.clone();
         async move {
@@ -174,11 +204,14 @@ async fn a_resumed_run_plays_only_what_is_missing_and_records_nothing_twice() {
     .await
     .unwrap();
 
-    let output = agentbench(&["run", "--agent", "cautious", "--db", &db, "--resume", &run_id]);
+    let output = agentbench(&[
+        "run", "--agent", "cautious", "--db", &db, "--resume", &run_id,
+    ]);
     assert_eq!(code(&output), 0, "{}", explain(&output));
     assert_eq!(count("SELECT COUNT(*) FROM run_episodes").await, 8);
     assert_eq!(
-        count("SELECT COUNT(*) FROM (SELECT DISTINCT run_id, scenario, trial FROM run_episodes)").await,
+        count("SELECT COUNT(*) FROM (SELECT DISTINCT run_id, scenario, trial FROM run_episodes)")
+            .await,
         8
     );
     // Only the three missing episodes were played again.

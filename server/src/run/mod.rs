@@ -21,8 +21,8 @@ use agentbench_sandbox::{Limits, Sandbox};
 use agentbench_scorers::{EpisodeResult, compare, run_metrics};
 
 pub use play::EpisodeLine;
-pub use report::{Comparison, Report, RunInfo, summary as report_summary};
 use play::Player;
+pub use report::{Comparison, Report, RunInfo, summary as report_summary};
 use transport::Transport;
 
 use crate::builtin::AddedPolicies;
@@ -110,7 +110,10 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
         .take(stored.limit.unwrap_or(usize::MAX))
         .cloned()
         .collect();
-    let envs: BTreeSet<&str> = scenarios.iter().map(|scenario| scenario.env.as_str()).collect();
+    let envs: BTreeSet<&str> = scenarios
+        .iter()
+        .map(|scenario| scenario.env.as_str())
+        .collect();
     let tools = play::env_tools(&transport, envs)
         .await
         .map_err(|error| anyhow::anyhow!("cannot list the envs' tools: {error}"))?;
@@ -192,7 +195,9 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
     let verdict = gate.as_ref().map(|gate| {
         gate.judge(
             &metrics,
-            comparison.as_ref().map(|comparison| comparison.differences.as_slice()),
+            comparison
+                .as_ref()
+                .map(|comparison| comparison.differences.as_slice()),
         )
     });
     let report = Report {
@@ -254,10 +259,9 @@ async fn open_run(
     agent: &str,
 ) -> anyhow::Result<(RunRow, StoredSettings)> {
     if let Some(id) = &settings.resume {
-        let run = store
-            .run(id)
-            .await?
-            .ok_or_else(|| anyhow::anyhow!("there is no run `{id}` to resume in {}", settings.db))?;
+        let run = store.run(id).await?.ok_or_else(|| {
+            anyhow::anyhow!("there is no run `{id}` to resume in {}", settings.db)
+        })?;
         anyhow::ensure!(
             run.suite_hash == suite.hash,
             "run `{id}` played another version of the suite (hash {}, now {}); start a new run",

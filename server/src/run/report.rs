@@ -81,7 +81,10 @@ pub fn write_all(dir: &Path, report: &Report, lines: &[EpisodeLine]) -> anyhow::
     write("report.json", serde_json::to_string_pretty(report)? + "\n")?;
     let mut jsonl = String::new();
     for line in lines {
-        jsonl.push_str(&serde_json::to_string(&JsonLine { run: &report.run.id, line })?);
+        jsonl.push_str(&serde_json::to_string(&JsonLine {
+            run: &report.run.id,
+            line,
+        })?);
         jsonl.push('\n');
     }
     write("episodes.jsonl", jsonl)?;
@@ -117,7 +120,11 @@ pub fn summary(report: &Report) -> String {
         Some(_) => "❌ gate failed",
         None => "no gate",
     };
-    let _ = writeln!(out, "# agentbench: `{}` on `{}` — {verdict}\n", run.agent, run.suite);
+    let _ = writeln!(
+        out,
+        "# agentbench: `{}` on `{}` — {verdict}\n",
+        run.agent, run.suite
+    );
     let _ = writeln!(
         out,
         "Run `{}`: suite {} {} (`{}`), {} trial(s), mode {}, {} measured and {} unmeasured \
@@ -177,10 +184,20 @@ pub fn summary(report: &Report) -> String {
 
 /// `junit.xml`: one test case per gate check (a check that could not be judged is skipped).
 pub fn junit(report: &Report) -> String {
-    let checks = report.gate.as_ref().map(|gate| gate.checks.as_slice()).unwrap_or_default();
-    let failures = checks.iter().filter(|check| check.passed == Some(false)).count();
+    let checks = report
+        .gate
+        .as_ref()
+        .map(|gate| gate.checks.as_slice())
+        .unwrap_or_default();
+    let failures = checks
+        .iter()
+        .filter(|check| check.passed == Some(false))
+        .count();
     let skipped = checks.iter().filter(|check| check.passed.is_none()).count();
-    let suite = xml(&format!("agentbench {} {}", report.run.suite, report.run.agent));
+    let suite = xml(&format!(
+        "agentbench {} {}",
+        report.run.suite, report.run.agent
+    ));
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
