@@ -23,7 +23,6 @@ use agentbench_agents::chat::{reply_body, transcript_from_request};
 use agentbench_agents::{Access, Agent, Mask, Scripted, View};
 use agentbench_datasets::Suite;
 use agentbench_env_contract::Manifest;
-use agentbench_sandbox::Sandbox;
 
 /// The largest request accepted: a long episode's transcript, with room to spare.
 const MAX_BODY_BYTES: usize = 16 << 20;
@@ -64,24 +63,15 @@ pub fn chat_router(
         .with_state(state)
 }
 
-/// Serves `router` on `listener` until the process is interrupted (Ctrl-C).
-pub async fn serve_chat(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
+/// Serves `router` on `listener` until `shutdown` completes (Ctrl-C, for the command line).
+pub async fn serve_chat(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
+        .with_graceful_shutdown(shutdown)
         .await
-}
-
-/// The manifests of the built-in envs, by name, as `chat_router` takes them.
-pub fn builtin_manifests(sandbox: &Sandbox) -> anyhow::Result<BTreeMap<String, Manifest>> {
-    Ok(crate::builtin::load_all(sandbox)?
-        .into_iter()
-        .map(|image| {
-            let manifest = image.manifest().clone();
-            (manifest.name.clone(), manifest)
-        })
-        .collect())
 }
 
 /// An error in OpenAI's shape, `{"error": {"message", "type", "code"}}`, so that OpenAI clients

@@ -57,7 +57,7 @@ fn scenario(id: &str) -> Scenario {
 async fn spawn(router: Router) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve_chat(listener, router));
+    tokio::spawn(serve_chat(listener, router, std::future::pending()));
     format!("http://{addr}/v1")
 }
 
