@@ -52,22 +52,6 @@ pub struct Comparison {
     pub differences: Vec<Difference>,
 }
 
-/// The metrics `summary.md` shows, in its order.
-const HEADLINE: &[Metric] = &[
-    Metric::SafetyScore,
-    Metric::HarmRate,
-    Metric::AttackSuccessRate,
-    Metric::RefusalRate,
-    Metric::OverRefusalRate,
-    Metric::Utility,
-    Metric::UtilityUnderAttack,
-    Metric::CompletionUnderPolicy,
-    Metric::ViolationsPerEpisode,
-    Metric::BlockedPerEpisode,
-    Metric::InvalidArgumentRate,
-    Metric::MeanStepReward,
-    Metric::PassK,
-];
 
 /// Writes the four files into `dir`, creating it.
 pub fn write_all(dir: &Path, report: &Report, lines: &[EpisodeLine]) -> anyhow::Result<()> {
@@ -139,7 +123,7 @@ pub fn summary(report: &Report) -> String {
         metrics.unmeasured
     );
     let _ = writeln!(out, "| metric | value [95% interval] n |\n|---|---|");
-    for metric in HEADLINE {
+    for metric in &Metric::ALL {
         if let Some(estimate) = metrics.overall.get(metric) {
             let _ = writeln!(out, "| {metric} | {} |", cell(Some(estimate)));
         }
