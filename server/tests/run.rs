@@ -1,10 +1,14 @@
 //! `agentbench run` as a CI job runs it: the binary, the built-in safety suite, the scripted
 //! baselines, the default gate and the files it writes; its exit codes are the point.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use support::{Db, Server};
 
 fn agentbench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_agentbench"))
@@ -220,4 +224,47 @@ async fn a_resumed_run_plays_only_what_is_missing_and_records_nothing_twice() {
     let output = agentbench(&["run", "--agent", "oracle", "--db", &db, "--resume", &run_id]);
     assert_eq!(code(&output), 2, "{}", explain(&output));
     assert!(String::from_utf8_lossy(&output.stderr).contains("played the agent `cautious`"));
+}
+
+/// With `--server`, episodes are played on a running `agentbench serve` (on SQLite here) and
+/// stay readable there; the run itself is recorded in its own `--db` (PostgreSQL here).
+#[test]
+fn a_run_against_a_remote_server_records_its_episodes_there() {
+    let served = Db::sqlite();
+    let server = Server::start(&served, &[]);
+    let url = format!("http://{}", server.addr);
+    let runs = Db::postgres();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = agentbench(&[
+        "run",
+        "--agent",
+        "oracle",
+        "--server",
+        &url,
+        "--limit",
+        "3",
+        "--db",
+        &runs.url(),
+        "--out",
+        out.to_str().unwrap(),
+        "--concurrency",
+        "2",
+    ]);
+    assert_eq!(code(&output), 0, "{}", explain(&output));
+    let report = read_json(&out.join("report.json"));
+    assert_eq!(report["run"]["server"], url.as_str());
+    assert_eq!(report["metrics"]["measured"], 3);
+    let lines = std::fs::read_to_string(out.join("episodes.jsonl")).unwrap();
+    for line in lines.lines() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        let id = line["episode"].as_str().unwrap();
+        let trajectory = server.request("GET", &format!("/v1/episodes/{id}"), None);
+        assert_eq!(trajectory.status, 200, "{id}");
+        assert_eq!(trajectory.body["state"], "over", "{id}");
+        assert_eq!(
+            trajectory.body["steps"].as_array().unwrap().len(),
+            line["steps"].as_u64().unwrap() as usize
+        );
+    }
 }

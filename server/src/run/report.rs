@@ -52,7 +52,6 @@ pub struct Comparison {
     pub differences: Vec<Difference>,
 }
 
-
 /// Writes the four files into `dir`, creating it.
 pub fn write_all(dir: &Path, report: &Report, lines: &[EpisodeLine]) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)
