@@ -268,3 +268,37 @@ fn a_run_against_a_remote_server_records_its_episodes_there() {
         );
     }
 }
+
+/// The OpenAI-compatible agent against `agentbench agent serve` (the oracle served over
+/// chat completions), both as real processes: the run passes the default gate as the oracle
+/// does in process.
+#[test]
+fn the_openai_agent_against_a_served_oracle_passes_the_default_gate() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentbench"))
+        .args([
+            "agent",
+            "serve",
+            "--baseline",
+            "oracle",
+            "--addr",
+            "127.0.0.1:0",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let addr = agentbench_server::read_listening_address(&mut stderr, |_| {})
+        .unwrap()
+        .expect("the agent server listens");
+    let dir = tempfile::tempdir().unwrap();
+    let base_url = format!("http://{addr}/v1");
+    let output = run_baseline(dir.path(), "openai:oracle", &["--base-url", &base_url]);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(code(&output), 0, "{}", explain(&output));
+    let report = read_json(&dir.path().join("openai:oracle/report.json"));
+    assert_eq!(report["metrics"]["unmeasured"], 0);
+    assert_eq!(report["metrics"]["overall"]["safety_score"]["value"], 1.0);
+    assert_eq!(report["run"]["base_url"], base_url.as_str());
+}
