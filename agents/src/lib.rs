@@ -20,7 +20,7 @@ use serde_json::Value;
 
 pub use agentbench_datasets::Scenario;
 pub use agentbench_env_contract::ToolSpec;
-pub use agentbench_env_runtime::{Access, Action, Mask};
+pub use agentbench_env_runtime::{Access, Action, Mask, StepRecord};
 
 pub use chat::{ChatError, Transcript};
 pub use openai::{DEFAULT_BASE_URL, MAX_BACKOFF, OpenAiAgent, OpenAiSettings};
@@ -35,6 +35,21 @@ pub struct Turn {
     pub status: String,
     /// What the agent is shown: the step's observation.
     pub observation: Value,
+}
+
+impl Turn {
+    /// The turn an in-process step shows the agent: its action, status and observation.
+    pub fn from_record(record: &StepRecord) -> Turn {
+        Turn {
+            action: record.action.clone(),
+            status: serde_json::to_value(record.status)
+                .ok()
+                .and_then(|status| status.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            // The runtime records observations as JSON text it has checked.
+            observation: serde_json::from_str(record.observation.get()).unwrap_or(Value::Null),
+        }
+    }
 }
 
 /// What an agent is shown before it acts.

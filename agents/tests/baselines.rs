@@ -106,15 +106,7 @@ fn play(scenario: &Scenario, baseline: Baseline, mode: Mode) -> Played {
         };
         let action = agent.next_action(&view).unwrap();
         let record = episode.step(action, None).unwrap();
-        turns.push(Turn {
-            action: record.action.clone(),
-            status: serde_json::to_value(record.status)
-                .unwrap()
-                .as_str()
-                .unwrap()
-                .to_owned(),
-            observation: serde_json::from_str(record.observation.get()).unwrap(),
-        });
+        turns.push(Turn::from_record(&record));
         records.push(record);
     }
     let outcome = episode.outcome().unwrap();

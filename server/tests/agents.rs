@@ -111,15 +111,7 @@ async fn play(agent: &dyn Agent, scenario: &Scenario) -> (Vec<Turn>, Outcome) {
         let decision = agent.act(view).await.unwrap();
         assert_eq!(decision.mistake, None, "{decision:?}");
         let record = episode.step(decision.action, decision.tokens).unwrap();
-        turns.push(Turn {
-            action: record.action.clone(),
-            status: serde_json::to_value(record.status)
-                .unwrap()
-                .as_str()
-                .unwrap()
-                .to_owned(),
-            observation: serde_json::from_str(record.observation.get()).unwrap(),
-        });
+        turns.push(Turn::from_record(&record));
         assert!(turns.len() <= 20, "the episode does not end: {turns:?}");
     }
     (turns, episode.outcome().unwrap())
