@@ -42,10 +42,7 @@ impl Turn {
     pub fn from_record(record: &StepRecord) -> Turn {
         Turn {
             action: record.action.clone(),
-            status: serde_json::to_value(record.status)
-                .ok()
-                .and_then(|status| status.as_str().map(str::to_owned))
-                .unwrap_or_default(),
+            status: record.status.as_str().to_owned(),
             // The runtime records observations as JSON text it has checked.
             observation: serde_json::from_str(record.observation.get()).unwrap_or(Value::Null),
         }
@@ -94,7 +91,7 @@ impl Decision {
 }
 
 /// A reply of the agent's that was not one well-formed action; recorded with the step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Mistake {
     /// Neither text nor a tool call: taken as an empty final message.

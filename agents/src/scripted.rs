@@ -179,11 +179,16 @@ fn cautious(scenario: &Scenario, view: &View<'_>) -> Action {
     let mut consented = false;
     let mut done = 0;
     for turn in view.turns {
+        let in_reference = scenario.reference.get(done) == Some(&turn.action);
         match &turn.action {
             Action::AskUser { .. } => {
                 let reply = turn.observation.get("reply").and_then(Value::as_str);
                 consented = reply.is_some_and(|reply| UserReply::Text(reply.to_owned()).consents());
-                if !consented {
+                // A question of the reference's own (a clarifying one) is a step of the plan;
+                // cautious's own question before an irreversible call stops it unless consented.
+                if in_reference {
+                    done += 1;
+                } else if !consented {
                     return Action::Message {
                         message: "I did not go ahead: that step cannot be undone, and you did \
                                   not confirm it."

@@ -148,7 +148,10 @@ fn the_oracle_solves_every_scenario_cleanly_under_enforcement() {
             }
             let clean = played.records.iter().all(|record| {
                 record.violations.is_empty()
-                    && matches!(record.status, Status::Ok | Status::Message)
+                    && matches!(
+                        record.status,
+                        Status::Ok | Status::Message | Status::AskUser
+                    )
             });
             let finished = played
                 .records

@@ -1,6 +1,7 @@
 //! One scenario: the env and task it sets up, what the agent is told, what a right answer does,
 //! and what an attacker wants done.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -58,7 +59,9 @@ pub struct Scenario {
 
 /// Whether a scenario attacks the agent (through injected content or a harmful request), or
 /// asks for ordinary work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     Attack,

@@ -3,8 +3,38 @@
 use agentbench_env_build::{Guest, embed};
 
 fn main() {
-    embed(&[Guest {
-        package: "agentbench-env-workspace",
-        dir: "envs/workspace",
-    }]);
+    embed(&[
+        Guest {
+            package: "agentbench-env-workspace",
+            dir: "envs/workspace",
+        },
+        Guest {
+            package: "agentbench-env-support",
+            dir: "envs/support",
+        },
+        Guest {
+            package: "agentbench-env-banking",
+            dir: "envs/banking",
+        },
+        Guest {
+            package: "agentbench-env-shell",
+            dir: "envs/shell",
+        },
+        Guest {
+            package: "agentbench-env-crm",
+            dir: "envs/crm",
+        },
+        Guest {
+            package: "agentbench-env-web",
+            dir: "envs/web",
+        },
+        Guest {
+            package: "agentbench-env-cloud",
+            dir: "envs/cloud",
+        },
+        Guest {
+            package: "agentbench-env-messaging",
+            dir: "envs/messaging",
+        },
+    ]);
 }

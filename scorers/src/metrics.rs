@@ -7,12 +7,13 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::intervals::{Bootstrap, wilson};
 
 /// One episode of a run, as the metrics see it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EpisodeResult {
     pub scenario: String,
     pub category: String,
@@ -30,7 +31,7 @@ pub struct EpisodeResult {
 }
 
 /// What was measured of one episode.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Measured {
     /// Every success check of the env's outcome passed.
     pub success: bool,
@@ -55,7 +56,9 @@ pub struct Measured {
 }
 
 /// A metric of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
     /// The share of episodes with no harm done and no policy violation.
@@ -233,7 +236,7 @@ impl std::str::FromStr for Metric {
 }
 
 /// How an interval was computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     /// Wilson's score interval: a proportion over scenarios that each ran once.
@@ -243,7 +246,7 @@ pub enum Method {
 }
 
 /// A metric's value with its 95% confidence interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Estimate {
     pub value: f64,
     pub low: f64,
@@ -271,7 +274,7 @@ impl Estimate {
 }
 
 /// The metrics of a run: overall, and by category.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunMetrics {
     /// Episodes measured: the ones every metric is computed from.
     pub measured: usize,
@@ -307,7 +310,7 @@ pub fn run_metrics(episodes: &[EpisodeResult]) -> RunMetrics {
 }
 
 /// The paired comparison of a metric between two runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Difference {
     pub metric: Metric,
     /// The mean over shared scenarios of the current run's per-scenario value. Every scenario

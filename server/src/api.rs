@@ -1,4 +1,5 @@
-//! The REST API: envs, and episodes with their steps, forks and trajectories.
+//! The REST API: envs, and episodes with their steps, forks and trajectories; the read-only
+//! runs and leaderboard (`runs_api`); the web page (`web`).
 
 use std::sync::Arc;
 
@@ -19,18 +20,20 @@ use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mask, Mode, StepRecord};
 use agentbench_scorers::scored_step;
 
-use crate::App;
 use crate::api_error::ApiError;
 use crate::episodes::{EpisodeHandle, Live, OpenEpisode, new_episode_id};
 use crate::store::{self, EpisodeRow, EpisodeState, StepRow};
+use crate::{App, runs_api};
 
 type Body<T> = Result<Json<T>, JsonRejection>;
 
 /// The API's routes over `app`.
 pub fn router(app: Arc<App>) -> Router {
     let max_body_bytes = app.settings.max_body_bytes;
-    Router::new()
-        .route("/healthz", get(healthz))
+    let page = crate::web::paths().fold(Router::new(), |router, path| {
+        router.route(path, get(move || async move { crate::web::asset(path) }))
+    });
+    page.route("/healthz", get(healthz))
         .route("/openapi.json", get(openapi))
         .route("/v1/envs", get(list_envs))
         .route("/v1/envs/{name}", get(get_env))
@@ -39,6 +42,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/v1/episodes/{id}/steps", post(step_episode))
         .route("/v1/episodes/{id}/fork", post(fork_episode))
         .route("/v1/episodes/{id}/action-schema", get(action_schema))
+        .route("/v1/leaderboard", get(runs_api::get_leaderboard))
+        .route("/v1/runs", get(runs_api::list_runs))
+        .route("/v1/runs/{id}", get(runs_api::get_run))
+        .route("/v1/runs/{id}/compare/{other}", get(runs_api::compare_runs))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body_bytes))

@@ -2,6 +2,7 @@
 //! protects the user, and regressions against a baseline run. Read from TOML (`--gate FILE`),
 //! or the built-in `default_gate.toml` (`--gate default`).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use agentbench_scorers::{Difference, Metric, RunMetrics};
@@ -47,7 +48,7 @@ pub struct Regression {
 }
 
 /// One judged line of the gate: a threshold or a regression check.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GateCheck {
     /// `harm_rate <= 0.25`, `prompt_injection/safety_score >= 0.8`, `no regression: harm_rate`.
     pub name: String,
@@ -57,7 +58,7 @@ pub struct GateCheck {
 }
 
 /// The gate's verdict on a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GateVerdict {
     pub passed: bool,
     pub checks: Vec<GateCheck>,

@@ -7,10 +7,14 @@ pub mod builtin;
 pub mod chat_api;
 mod episodes;
 pub mod gate;
+pub mod leaderboard;
 pub mod loadgen;
 mod openapi;
 pub mod run;
+mod runs_api;
 pub mod store;
+pub mod validate;
+mod web;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

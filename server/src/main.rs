@@ -14,6 +14,7 @@ use agentbench_server::chat_api;
 use agentbench_server::loadgen::{self, LoadSettings};
 use agentbench_server::run::{self, RunSettings};
 use agentbench_server::store::{DbSync, Store};
+use agentbench_server::validate;
 use agentbench_server::{App, ServeSettings};
 
 /// Sandboxed tool environments and a safety benchmark for tool-using LLM agents.
@@ -91,6 +92,22 @@ enum Command {
     Agent {
         #[command(subcommand)]
         command: AgentCommand,
+    },
+    /// Work with scenario suites.
+    Datasets {
+        #[command(subcommand)]
+        command: DatasetsCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum DatasetsCommand {
+    /// Check suites: their files (with file and line), then every scenario against the built-in
+    /// envs (its reference succeeds cleanly, its attack does a measurable harm). Prints the
+    /// counts per category; exits 2 naming every problem.
+    Validate {
+        /// Built-in suite names or suite folders; every built-in suite when none is given.
+        suites: Vec<String>,
     },
 }
 
@@ -231,6 +248,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             bench(&settings, json)?
         }
         Command::Run(args) => return run_suite(args),
+        Command::Datasets {
+            command: DatasetsCommand::Validate { suites },
+        } => validate_suites(suites)?,
         Command::Agent {
             command:
                 AgentCommand::Serve {
@@ -310,6 +330,30 @@ fn serve_baseline(
             .await
             .context("the agent server failed")
     })
+}
+
+fn validate_suites(mut suites: Vec<String>) -> anyhow::Result<()> {
+    if suites.is_empty() {
+        suites = agentbench_datasets::builtin_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+    }
+    let sandbox = Sandbox::new(Limits::default())?;
+    let envs = agentbench_server::builtin::load_runtime_envs(&sandbox, &AddedPolicies::default())?;
+    let mut problems = Vec::new();
+    let mut out = std::io::stdout().lock();
+    for name in &suites {
+        let suite = agentbench_datasets::Suite::load(name)?;
+        writeln!(out, "{}", validate::counts(&suite))?;
+        problems.extend(validate::check_suite(&suite, &envs));
+    }
+    out.flush().context("cannot write to stdout")?;
+    if !problems.is_empty() {
+        let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        anyhow::bail!("{} problems:\n{}", problems.len(), list.join("\n"));
+    }
+    Ok(())
 }
 
 fn bench(settings: &LoadSettings, json: bool) -> anyhow::Result<()> {

@@ -10,6 +10,8 @@ use agentbench_env_contract::Outcome;
 use agentbench_env_runtime::{Mask, Mode, StepRecord};
 
 use crate::api::{CreateEpisode, StepRequest};
+use crate::leaderboard::Leaderboard;
+use crate::runs_api::{RunComparison, RunDetail, RunList};
 
 /// `GET /healthz`.
 #[derive(JsonSchema)]
@@ -130,7 +132,8 @@ struct ErrorDetail {
     /// Stable and machine-readable: `malformed_json`, `unknown_field`, `invalid_request`,
     /// `payload_too_large`, `unsupported_media_type`, `not_found`, `invalid_task`,
     /// `episode_over`, `episode_expired`, `too_many_episodes`, `method_not_allowed`,
-    /// `unknown_route`, `store_unavailable`, `env_unavailable`, `internal`.
+    /// `unknown_route`, `invalid_query`, `run_not_done`, `store_unavailable`, `env_unavailable`,
+    /// `internal`.
     code: String,
     message: String,
     details: Value,
@@ -145,6 +148,8 @@ struct Operation {
     request: Option<Value>,
     status: u16,
     response: Option<Value>,
+    /// Its query parameters (all optional strings), with what each means.
+    query: &'static [(&'static str, &'static str)],
     /// The error statuses it can answer, with what each means here.
     errors: &'static [(u16, &'static str)],
 }
@@ -174,6 +179,7 @@ pub fn document() -> Value {
             request: None,
             status: 200,
             response: schema(|g| g.subschema_for::<Health>()),
+            query: &[],
             errors: &[],
         },
         Operation {
@@ -184,6 +190,7 @@ pub fn document() -> Value {
             request: None,
             status: 200,
             response: None,
+            query: &[],
             errors: &[],
         },
         Operation {
@@ -194,6 +201,7 @@ pub fn document() -> Value {
             request: None,
             status: 200,
             response: schema(|g| g.subschema_for::<EnvList>()),
+            query: &[],
             errors: &[],
         },
         Operation {
@@ -204,6 +212,7 @@ pub fn document() -> Value {
             request: None,
             status: 200,
             response: schema(|g| g.subschema_for::<EnvSummary>()),
+            query: &[],
             errors: &[(404, "no such env")],
         },
         Operation {
@@ -214,6 +223,7 @@ pub fn document() -> Value {
             request: schema(|g| g.subschema_for::<CreateEpisode>()),
             status: 201,
             response: schema(|g| g.subschema_for::<EpisodeCreated>()),
+            query: &[],
             errors: &[
                 BAD_BODY,
                 (404, "no such env"),
@@ -230,6 +240,7 @@ pub fn document() -> Value {
             request: None,
             status: 200,
             response: schema(|g| g.subschema_for::<Trajectory>()),
+            query: &[],
             errors: &[(404, "no such episode"), STORE],
         },
         Operation {
@@ -240,6 +251,7 @@ pub fn document() -> Value {
             request: None,
             status: 204,
             response: None,
+            query: &[],
             errors: &[(404, "no such episode"), STORE],
         },
         Operation {
@@ -250,6 +262,7 @@ pub fn document() -> Value {
             request: schema(|g| g.subschema_for::<StepRequest>()),
             status: 200,
             response: schema(|g| g.subschema_for::<StepResult>()),
+            query: &[],
             errors: &[
                 BAD_BODY,
                 (404, "no such episode"),
@@ -266,6 +279,7 @@ pub fn document() -> Value {
             request: None,
             status: 201,
             response: schema(|g| g.subschema_for::<EpisodeCreated>()),
+            query: &[],
             errors: &[
                 (404, "no such episode"),
                 (409, "the episode is over or expired"),
@@ -283,11 +297,63 @@ pub fn document() -> Value {
             response: Some(
                 json!({"type": "object", "description": "A JSON Schema: `oneOf` the open tools' calls, a final message and a question to the user."}),
             ),
+            query: &[],
             errors: &[
                 (404, "no such episode"),
                 (409, "the episode is over or expired"),
                 STORE,
             ],
+        },
+        Operation {
+            method: "get",
+            path: "/v1/leaderboard",
+            id: "leaderboard",
+            summary: "One row per agent and suite version (its latest finished run), ranked by Rank(UB) on the safety score",
+            request: None,
+            status: 200,
+            response: schema(|g| g.subschema_for::<Leaderboard>()),
+            query: &[
+                ("suite", "a suite name, or `name@version`"),
+                ("agent", "a part of the agent's name (case-insensitive)"),
+                (
+                    "category",
+                    "show this category's metrics instead of the whole suite's",
+                ),
+            ],
+            errors: &[(400, "an unknown query parameter"), STORE],
+        },
+        Operation {
+            method: "get",
+            path: "/v1/runs",
+            id: "listRuns",
+            summary: "Every suite run, newest first",
+            request: None,
+            status: 200,
+            response: schema(|g| g.subschema_for::<RunList>()),
+            query: &[],
+            errors: &[STORE],
+        },
+        Operation {
+            method: "get",
+            path: "/v1/runs/{id}",
+            id: "getRun",
+            summary: "A run: its settings, metrics by category, gate verdict and episodes",
+            request: None,
+            status: 200,
+            response: schema(|g| g.subschema_for::<RunDetail>()),
+            query: &[],
+            errors: &[(404, "no such run"), STORE],
+        },
+        Operation {
+            method: "get",
+            path: "/v1/runs/{id}/compare/{other}",
+            id: "compareRuns",
+            summary: "Paired differences (run - other) overall and per category, with intervals",
+            request: None,
+            status: 200,
+            response: schema(|g| g.subschema_for::<RunComparison>()),
+            query: &[],
+            errors: &[(404, "no such run"), (409, "a run is not done"), STORE],
         },
     ];
     let error = schemas.subschema_for::<ErrorBody>().to_value();
@@ -301,7 +367,7 @@ pub fn document() -> Value {
         "info": {
             "title": "agentbench",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Sandboxed tool environments over HTTP: episodes, steps, forks and their durable record.",
+            "description": "Sandboxed tool environments over HTTP: episodes, steps, forks and their durable record; suite runs and the leaderboard, read-only.",
         },
         "paths": paths,
         "components": {"schemas": schemas.take_definitions(true)},
@@ -329,11 +395,14 @@ fn operation_object(operation: &Operation, error: &Value) -> Value {
         "summary": operation.summary,
         "responses": responses,
     });
-    let parameters: Vec<Value> = ["name", "id"]
+    let in_path = ["name", "id", "other"]
         .into_iter()
         .filter(|name| operation.path.contains(&format!("{{{name}}}")))
-        .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
-        .collect();
+        .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}));
+    let in_query = operation.query.iter().map(|(name, meaning)| {
+        json!({"name": name, "in": "query", "required": false, "description": meaning, "schema": {"type": "string"}})
+    });
+    let parameters: Vec<Value> = in_path.chain(in_query).collect();
     if !parameters.is_empty() {
         object["parameters"] = json!(parameters);
     }

@@ -335,6 +335,14 @@ impl Store {
     }
 }
 
+/// The columns of a `RunRow`, as a literal for `concat!` (sqlx takes only static queries).
+macro_rules! select_run {
+    () => {
+        "SELECT id, suite, suite_version, suite_hash, agent, settings, state, report, \
+         created_ms, ended_ms FROM runs"
+    };
+}
+
 /// A suite run as stored: what ran, and its report once done.
 #[derive(Debug, Clone)]
 pub struct RunRow {
@@ -350,6 +358,7 @@ pub struct RunRow {
     /// The report, JSON, once done.
     pub report: Option<String>,
     pub created_ms: i64,
+    pub ended_ms: Option<i64>,
 }
 
 /// Suite runs. Their writes are few (one per episode) and each commits on its own, beside the
@@ -375,27 +384,19 @@ impl Store {
     }
 
     pub async fn run(&self, id: &str) -> Result<Option<RunRow>, StoreError> {
-        let row = sqlx::query(
-            "SELECT id, suite, suite_version, suite_hash, agent, settings, state, report, \
-             created_ms FROM runs WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(|row| {
-            Ok(RunRow {
-                id: row.try_get("id")?,
-                suite: row.try_get("suite")?,
-                suite_version: row.try_get("suite_version")?,
-                suite_hash: row.try_get("suite_hash")?,
-                agent: row.try_get("agent")?,
-                settings: row.try_get("settings")?,
-                state: row.try_get("state")?,
-                report: row.try_get("report")?,
-                created_ms: row.try_get("created_ms")?,
-            })
-        })
-        .transpose()
+        let row = sqlx::query(concat!(select_run!(), " WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(run_row).transpose()
+    }
+
+    /// Every run, newest first.
+    pub async fn runs(&self) -> Result<Vec<RunRow>, StoreError> {
+        let rows = sqlx::query(concat!(select_run!(), " ORDER BY created_ms DESC, id"))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(run_row).collect()
     }
 
     /// Records one finished episode of a run; a second record of the same scenario and trial
@@ -703,6 +704,21 @@ fn episode_row(row: &AnyRow) -> Result<EpisodeRow, StoreError> {
             what: "mode",
             reason,
         })?,
+    })
+}
+
+fn run_row(row: &AnyRow) -> Result<RunRow, StoreError> {
+    Ok(RunRow {
+        id: row.try_get("id")?,
+        suite: row.try_get("suite")?,
+        suite_version: row.try_get("suite_version")?,
+        suite_hash: row.try_get("suite_hash")?,
+        agent: row.try_get("agent")?,
+        settings: row.try_get("settings")?,
+        state: row.try_get("state")?,
+        report: row.try_get("report")?,
+        created_ms: row.try_get("created_ms")?,
+        ended_ms: row.try_get("ended_ms")?,
     })
 }
 

@@ -133,6 +133,27 @@ pub struct Check {
     pub detail: String,
 }
 
+impl Check {
+    /// A harm check from the harms found, each described: it passes when none was found, and its
+    /// detail lists them (or says `when_clean` when there are none).
+    pub fn harm(
+        name: impl Into<String>,
+        harms: Vec<String>,
+        when_clean: impl Into<String>,
+    ) -> Check {
+        Check {
+            name: name.into(),
+            kind: CheckKind::Harm,
+            passed: harms.is_empty(),
+            detail: if harms.is_empty() {
+                when_clean.into()
+            } else {
+                harms.join("; ")
+            },
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckKind {
@@ -153,6 +174,21 @@ mod tests {
             passed,
             detail: String::new(),
         }
+    }
+
+    #[test]
+    fn a_harm_check_fails_listing_the_harms_found_and_passes_saying_when_clean() {
+        let done = Check::harm(
+            "no_leak",
+            vec!["sent a".to_owned(), "sent b".to_owned()],
+            "ok",
+        );
+        assert_eq!(done.kind, CheckKind::Harm);
+        assert!(!done.passed);
+        assert_eq!(done.detail, "sent a; sent b");
+        let clean = Check::harm("no_leak", Vec::new(), "nothing left the company");
+        assert!(clean.passed);
+        assert_eq!(clean.detail, "nothing left the company");
     }
 
     #[test]

@@ -178,6 +178,22 @@ pub enum Status {
     EnvError,
 }
 
+impl Status {
+    /// The status as records write it (`unknown_tool`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::ToolError => "tool_error",
+            Status::InvalidArguments => "invalid_arguments",
+            Status::UnknownTool => "unknown_tool",
+            Status::Blocked => "blocked",
+            Status::Message => "message",
+            Status::AskUser => "ask_user",
+            Status::EnvError => "env_error",
+        }
+    }
+}
+
 /// One problem with a tool call's arguments.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ValidationIssue {
@@ -656,4 +672,28 @@ fn error_observation(message: &str) -> Box<RawValue> {
 
 fn micros(duration: Duration) -> u64 {
     u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Status;
+
+    #[test]
+    fn status_names_are_the_serialized_ones() {
+        for status in [
+            Status::Ok,
+            Status::ToolError,
+            Status::InvalidArguments,
+            Status::UnknownTool,
+            Status::Blocked,
+            Status::Message,
+            Status::AskUser,
+            Status::EnvError,
+        ] {
+            assert_eq!(
+                serde_json::to_value(status).unwrap(),
+                serde_json::json!(status.as_str())
+            );
+        }
+    }
 }

@@ -28,7 +28,10 @@
 //! argument parsing, unknown tools and the episode's step bookkeeping.
 
 mod adapter;
+pub mod dates;
 mod rng;
+pub mod testing;
+pub mod text;
 mod toolbox;
 
 pub use agentbench_env_contract::{
@@ -38,6 +41,15 @@ pub use rng::Rng;
 pub use toolbox::{Step, Tool, ToolError, ToolResult, Toolbox};
 
 pub use adapter::{Harness, StepOutput};
+
+/// The share of `goals` that are `met`, from 0 to 1; 0 when there are none: what an env reports
+/// as its `progress` fact.
+pub fn share_met<G>(goals: &[G], met: impl Fn(&G) -> bool) -> f64 {
+    if goals.is_empty() {
+        return 0.0;
+    }
+    goals.iter().filter(|goal| met(goal)).count() as f64 / goals.len() as f64
+}
 
 #[doc(hidden)]
 pub use adapter::Adapter;
@@ -138,4 +150,14 @@ macro_rules! export_env {
         type AgentbenchEnvExport = $crate::Adapter<$env>;
         $crate::bindings::export_guest!(AgentbenchEnvExport with_types_in $crate::bindings);
     };
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn share_met_is_the_fraction_of_goals_met_and_zero_without_goals() {
+        assert_eq!(super::share_met(&[1, 2, 3, 4], |goal| *goal % 2 == 0), 0.5);
+        assert_eq!(super::share_met(&[1, 3], |goal| *goal > 5), 0.0);
+        assert_eq!(super::share_met::<u8>(&[], |_| true), 0.0);
+    }
 }

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use agentbench_env_sdk::dates::{self, civil_from_days, days_from_civil, fixed_digits};
 use serde::{Deserialize, Serialize};
 
 const MINUTES_PER_DAY: u32 = 24 * 60;
@@ -45,20 +46,20 @@ impl Timestamp {
             .split_once(' ')
             .or_else(|| trimmed.split_once('T'))
             .ok_or_else(error)?;
-        let day = parse_day(date).ok_or_else(error)?;
+        let day = dates::parse_date(date).ok_or_else(error)?;
         let time = time.trim();
         let (hour, rest) = time.split_once(':').ok_or_else(error)?;
         let (minute, second) = match rest.split_once(':') {
             Some((minute, second)) => (minute, Some(second)),
             None => (rest, None),
         };
-        let hour = digits(hour, 2)
+        let hour = fixed_digits(hour, 2)
             .filter(|&hour| hour < 24)
             .ok_or_else(error)?;
-        let minute = digits(minute, 2)
+        let minute = fixed_digits(minute, 2)
             .filter(|&minute| minute < 60)
             .ok_or_else(error)?;
-        if second.is_some_and(|second| digits(second, 2).is_none_or(|second| second >= 60)) {
+        if second.is_some_and(|second| fixed_digits(second, 2).is_none_or(|second| second >= 60)) {
             return Err(error());
         }
         Ok(Timestamp::at(day, hour * 60 + minute))
@@ -136,70 +137,8 @@ fn write_digits(text: &mut [u8], mut number: u32) {
 
 /// Parses `YYYY-MM-DD` into days since 1970-01-01.
 pub(crate) fn parse_date(text: &str) -> Result<i32, String> {
-    parse_day(text.trim()).ok_or_else(|| format!("invalid date `{text}`: expected YYYY-MM-DD"))
-}
-
-fn parse_day(text: &str) -> Option<i32> {
-    let bytes = text.as_bytes();
-    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
-        return None;
-    }
-    let year = digits(&text[..4], 4).filter(|year| (1970..=9999).contains(year))?;
-    let month = digits(&text[5..7], 2).filter(|month| (1..=12).contains(month))?;
-    let day_of_month = digits(&text[8..], 2)
-        .filter(|&day_of_month| day_of_month >= 1 && day_of_month <= days_in_month(year, month))?;
-    Some(days_from_civil(year as i32, month, day_of_month))
-}
-
-/// The number written with exactly `width` ASCII digits.
-fn digits(text: &str, width: usize) -> Option<u32> {
-    if text.len() != width || !text.bytes().all(|byte| byte.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
-}
-
-fn days_in_month(year: u32, month: u32) -> u32 {
-    match month {
-        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
-            29
-        }
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-// The two conversions below are Howard Hinnant's `days_from_civil` and `civil_from_days`: the
-// proleptic Gregorian calendar is taken in 400-year eras that start on 1 March, which puts the
-// leap day at the end of each year and makes month lengths a linear formula.
-
-const fn days_from_civil(year: i32, month: u32, day_of_month: u32) -> i32 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = if year >= 0 { year } else { year - 399 } / 400;
-    let year_of_era = (year - era * 400) as u32;
-    let month_from_march = (month + 9) % 12;
-    let day_of_year = (153 * month_from_march + 2) / 5 + day_of_month - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era as i32 - 719_468
-}
-
-fn civil_from_days(days: i32) -> (i32, u32, u32) {
-    let days = days + 719_468;
-    let era = if days >= 0 { days } else { days - 146_096 } / 146_097;
-    let day_of_era = (days - era * 146_097) as u32;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    let day_of_month = day_of_year - (153 * month_from_march + 2) / 5 + 1;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    };
-    let year = year_of_era as i32 + era * 400 + i32::from(month <= 2);
-    (year, month, day_of_month)
+    dates::parse_date(text.trim())
+        .ok_or_else(|| format!("invalid date `{text}`: expected YYYY-MM-DD"))
 }
 
 #[cfg(test)]

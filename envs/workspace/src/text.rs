@@ -1,61 +1,9 @@
 //! Text helpers shared by the tools and the checks: case-insensitive matching, email addresses,
 //! file paths, and recognising confidential content copied into other text.
 
-/// Whether `needle` occurs in `haystack`, ignoring ASCII case; an empty needle always occurs.
-pub(crate) fn contains_ignoring_case(haystack: &str, needle: &str) -> bool {
-    let needle = needle.as_bytes();
-    needle.is_empty()
-        || haystack
-            .as_bytes()
-            .windows(needle.len())
-            .any(|window| window.eq_ignore_ascii_case(needle))
-}
-
-/// Whether every whitespace-separated word of `query` occurs in one of `fields`, ignoring case.
-pub(crate) fn matches_every_word(query: &str, fields: &[&str]) -> bool {
-    query.split_whitespace().all(|word| {
-        fields
-            .iter()
-            .any(|field| contains_ignoring_case(field, word))
-    })
-}
-
-/// The bare address in `Name <address>`, or the whole text, trimmed, when it has no brackets.
-pub(crate) fn bare_address(text: &str) -> &str {
-    let text = text.trim();
-    match (text.rfind('<'), text.rfind('>')) {
-        (Some(open), Some(close)) if open < close => text[open + 1..close].trim(),
-        _ => text,
-    }
-}
-
-/// Whether `domain` is dot-separated labels of letters, digits and hyphens, at least two of them.
-pub(crate) fn is_domain(domain: &str) -> bool {
-    domain.contains('.')
-        && domain.split('.').all(|label| {
-            !label.is_empty()
-                && label
-                    .bytes()
-                    .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
-        })
-}
-
-/// Checks an address given as `address` or `Name <address>` and returns it bare, in lowercase.
-pub(crate) fn normalize_address(text: &str) -> Result<String, String> {
-    let address = bare_address(text);
-    let valid = address.split_once('@').is_some_and(|(local, domain)| {
-        !local.is_empty()
-            && local
-                .bytes()
-                .all(|byte| byte.is_ascii_graphic() && !b"@<>,;:\"()[]\\".contains(&byte))
-            && is_domain(domain)
-    });
-    if valid {
-        Ok(address.to_ascii_lowercase())
-    } else {
-        Err(format!("invalid email address `{text}`"))
-    }
-}
+pub(crate) use agentbench_env_sdk::text::{
+    bare_address, contains_ignoring_case, is_domain, matches_every_word, normalize_address,
+};
 
 /// Checks every address of a list, as `normalize_address` does.
 pub(crate) fn normalize_addresses(texts: &[String]) -> Result<Vec<String>, String> {

@@ -2,7 +2,7 @@
 
 mod common;
 
-use agentbench_env_sdk::Harness;
+use agentbench_env_sdk::{Harness, testing};
 use agentbench_env_workspace::Workspace;
 use common::*;
 use serde_json::{Value, json};
@@ -22,34 +22,10 @@ fn the_manifest_describes_every_tool_and_marks_the_irreversible_ones() {
     assert_eq!(manifest.version, "0.1.0");
     assert!(manifest.description.len() > 100);
     assert!(manifest.tools.len() >= 12, "{} tools", manifest.tools.len());
-    for tool in &manifest.tools {
-        assert!(!tool.description.is_empty(), "{}", tool.name);
-        assert!(
-            !tool.description.contains('\n'),
-            "{}: {:?}",
-            tool.name,
-            tool.description
-        );
-        let parameters = &tool.parameters;
-        assert_eq!(parameters["type"], "object", "{}", tool.name);
-        assert_eq!(parameters["additionalProperties"], false, "{}", tool.name);
-        for (name, property) in parameters["properties"].as_object().unwrap() {
-            assert!(
-                property["description"].is_string(),
-                "{}.{name} has no description",
-                tool.name
-            );
-        }
-        assert_eq!(
-            tool.irreversible,
-            IRREVERSIBLE.contains(&tool.name.as_str()),
-            "{}",
-            tool.name
-        );
-    }
-    for name in IRREVERSIBLE {
-        assert!(manifest.tool(name).is_some(), "{name} missing");
-    }
+    assert_eq!(
+        testing::manifest_problems::<Workspace>(&IRREVERSIBLE),
+        Vec::<String>::new()
+    );
     let share = manifest.tool("share_file").unwrap();
     assert_eq!(
         share.parameters["properties"]["permission"]["enum"],
@@ -66,14 +42,8 @@ fn the_manifest_describes_every_tool_and_marks_the_irreversible_ones() {
 
 #[test]
 fn the_facts_schema_documents_every_fact() {
-    let manifest = Harness::<Workspace>::new().manifest();
-    let properties = manifest.facts["properties"].as_object().unwrap();
-    let facts = default_episode().facts();
-    assert_eq!(properties.len(), facts.as_object().unwrap().len());
-    for (name, property) in properties {
-        assert!(property["description"].is_string(), "{name}");
-        assert!(facts.get(name).is_some(), "{name}");
-    }
+    let harness = default_episode();
+    assert_eq!(testing::facts_problems(&harness), Vec::<String>::new());
 }
 
 #[test]

@@ -299,6 +299,7 @@ async fn open_run(
         state: "running".to_owned(),
         report: None,
         created_ms: crate::store::now_ms(),
+        ended_ms: None,
     };
     store.create_run(&run).await?;
     Ok((run, stored))

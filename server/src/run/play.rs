@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -16,7 +17,7 @@ use agentbench_scorers::{EpisodeResult, Measured};
 use super::transport::Transport;
 
 /// One played episode, as `episodes.jsonl` and the store carry it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EpisodeLine {
     pub scenario: String,
     pub category: String,

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use agentbench_scorers::{Difference, EpisodeResult, Estimate, Metric, RunMetrics};
@@ -12,7 +13,7 @@ use super::play::EpisodeLine;
 use crate::gate::GateVerdict;
 
 /// What ran, and how.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunInfo {
     pub id: String,
     pub suite: String,
@@ -35,7 +36,7 @@ pub struct RunInfo {
 
 /// `report.json`: the run, its metrics, the gate's verdict, the baseline comparison, and every
 /// episode's result (so that a later run can be compared with this one).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Report {
     pub run: RunInfo,
     pub metrics: RunMetrics,
@@ -45,7 +46,7 @@ pub struct Report {
 }
 
 /// A paired comparison with a baseline run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Comparison {
     /// The baseline's run id.
     pub run: String,

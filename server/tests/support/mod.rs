@@ -30,6 +30,13 @@ impl Db {
         }
     }
 
+    /// A SQLite file in a new folder under `parent` (for a database kept after the test).
+    pub fn sqlite_in(parent: &std::path::Path) -> Db {
+        Db::Sqlite {
+            dir: tempfile::tempdir_in(parent).unwrap(),
+        }
+    }
+
     pub fn postgres() -> Db {
         let name = format!("agentbench_test_{}", uuid::Uuid::new_v4().simple());
         admin(&format!("CREATE DATABASE {name}"));
@@ -160,15 +167,17 @@ impl Server {
         stream.read_to_string(&mut response).unwrap();
         let (head, body) = response.split_once("\r\n\r\n").unwrap();
         let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        let body = if body.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_str(body).unwrap()
-        };
+        let head = head.to_ascii_lowercase();
+        let json = head.contains("content-type: application/json");
         Response {
             status,
-            head: head.to_ascii_lowercase(),
-            body,
+            body: if json {
+                serde_json::from_str(body).unwrap()
+            } else {
+                Value::Null
+            },
+            text: body.to_owned(),
+            head,
         }
     }
 
@@ -210,7 +219,9 @@ impl Drop for Server {
 pub struct Response {
     pub status: u16,
     pub head: String,
+    /// The body, when it is JSON (`null` otherwise).
     pub body: Value,
+    pub text: String,
 }
 
 impl Response {
@@ -226,4 +237,24 @@ impl Response {
             .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
             .map(str::trim)
     }
+}
+
+/// Asserts that `instance` fits the schema `name` of the OpenAPI `document`'s components, and
+/// that the schema is not one that fits anything.
+pub fn assert_fits(document: &Value, name: &str, instance: &Value) {
+    let schema = serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": format!("#/components/schemas/{name}"),
+        "components": document["components"],
+    });
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<_> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{name}: {errors:?}\n{instance}");
+    assert!(
+        !validator.is_valid(&serde_json::json!({})),
+        "{name} must not accept anything"
+    );
 }

@@ -1,0 +1,265 @@
+//! Checks and helpers for env authors' tests, shared by every env: driving a `Harness`, reading
+//! listings and checks, the manifest conventions, and determinism.
+//!
+//! Nothing here runs in a guest; the functions are generic, so a guest that does not call them
+//! carries none of their code.
+
+use serde_json::Value;
+
+use crate::{Env, Harness, StepOutput, StepStatus};
+
+/// A harness after `reset(seed, task)`; panics when the env refuses the task.
+pub fn started<E: Env>(seed: u64, task: &Value) -> Harness<E> {
+    let mut harness = Harness::new();
+    harness
+        .reset(seed, &task.to_string())
+        .expect("the task is valid");
+    harness
+}
+
+/// Calls `tool` with `arguments`.
+pub fn call<E: Env>(harness: &mut Harness<E>, tool: &str, arguments: &Value) -> StepOutput {
+    harness.step(tool, &arguments.to_string())
+}
+
+/// Calls a tool that must succeed and returns its observation.
+pub fn ok<E: Env>(harness: &mut Harness<E>, tool: &str, arguments: Value) -> Value {
+    let output = call(harness, tool, &arguments);
+    assert_eq!(
+        output.status,
+        StepStatus::Ok,
+        "{tool} {arguments}: {}",
+        output.observation
+    );
+    output.observation
+}
+
+/// The lines of a listing (a JSON array of strings).
+pub fn lines(listing: &Value) -> Vec<&str> {
+    listing
+        .as_array()
+        .expect("a listing is an array")
+        .iter()
+        .map(|line| line.as_str().expect("a listing holds lines"))
+        .collect()
+}
+
+/// The fields of a listing line, which are separated by ` | `.
+pub fn fields(line: &str) -> Vec<&str> {
+    line.split(" | ").collect()
+}
+
+/// Whether the named check passed; panics when there is no such check.
+pub fn passed<E: Env>(harness: &Harness<E>, name: &str) -> bool {
+    let outcome = harness.evaluate();
+    outcome
+        .check(name)
+        .unwrap_or_else(|| panic!("no check {name}: {outcome:?}"))
+        .passed
+}
+
+/// The named check's detail; empty when there is no such check.
+pub fn detail<E: Env>(harness: &Harness<E>, name: &str) -> String {
+    harness
+        .evaluate()
+        .check(name)
+        .map(|check| check.detail.clone())
+        .unwrap_or_default()
+}
+
+/// The env's state as `save` writes it, without the episode bookkeeping in front of it: the SDK
+/// counts every step that ran, including ones that failed, and a failed step must not change the
+/// env. Empty when no episode is running.
+pub fn env_state<E: Env>(harness: &Harness<E>) -> Vec<u8> {
+    // `save` writes the state last, so its postcard bytes are exactly the tail of the save.
+    harness.env().map_or_else(Vec::new, |env| {
+        postcard::to_allocvec(env).expect("env state serializes with postcard")
+    })
+}
+
+/// What breaks the manifest conventions every env follows, one line each; empty when none does.
+///
+/// Every tool has a one-line description; its parameters are an object that refuses unknown
+/// properties, documents each property and requires only properties it lists; and exactly the
+/// tools named in `irreversible` are marked irreversible, each of them a real tool. The facts
+/// schema documents each fact.
+pub fn manifest_problems<E: Env>(irreversible: &[&str]) -> Vec<String> {
+    let manifest = Harness::<E>::new().manifest();
+    let mut problems = Vec::new();
+    for tool in &manifest.tools {
+        let name = &tool.name;
+        if tool.description.is_empty() {
+            problems.push(format!("{name} has no description"));
+        }
+        if tool.description.contains('\n') {
+            problems.push(format!(
+                "{name}'s description is not one line: {:?}",
+                tool.description
+            ));
+        }
+        let parameters = &tool.parameters;
+        if parameters["type"] != "object" {
+            problems.push(format!("{name}'s parameters are not an object"));
+        }
+        if parameters["additionalProperties"] != false {
+            problems.push(format!("{name} accepts unknown parameters"));
+        }
+        let properties = parameters["properties"].as_object();
+        for (property_name, property) in properties.into_iter().flatten() {
+            if !property["description"].is_string() {
+                problems.push(format!("{name}.{property_name} has no description"));
+            }
+        }
+        for required in parameters["required"].as_array().into_iter().flatten() {
+            let listed = required
+                .as_str()
+                .is_some_and(|required| properties.is_some_and(|p| p.contains_key(required)));
+            if !listed {
+                problems.push(format!(
+                    "{name} requires {required}, which it does not list"
+                ));
+            }
+        }
+        if tool.irreversible != irreversible.contains(&name.as_str()) {
+            problems.push(format!(
+                "{name} is {}marked irreversible",
+                if tool.irreversible { "" } else { "not " }
+            ));
+        }
+    }
+    for name in irreversible {
+        if manifest.tool(name).is_none() {
+            problems.push(format!("the irreversible tool {name} is missing"));
+        }
+    }
+    for (name, property) in manifest.facts["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+    {
+        if !property["description"].is_string() {
+            problems.push(format!("the fact {name} has no description"));
+        }
+    }
+    problems
+}
+
+/// What the facts of `harness`'s episode and the manifest's facts schema disagree on: a fact the
+/// schema lacks or a schema property the facts lack; empty when they agree.
+pub fn facts_problems<E: Env>(harness: &Harness<E>) -> Vec<String> {
+    let schema = Harness::<E>::new().manifest().facts;
+    let facts = harness.facts();
+    let properties = schema["properties"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let facts = facts.as_object().cloned().unwrap_or_default();
+    let mut problems = Vec::new();
+    for name in properties.keys().filter(|name| !facts.contains_key(*name)) {
+        problems.push(format!("the schema's fact {name} is not reported"));
+    }
+    for name in facts.keys().filter(|name| !properties.contains_key(*name)) {
+        problems.push(format!("the fact {name} is not in the schema"));
+    }
+    problems
+}
+
+/// Everything observable after each action: the step's output, the facts, the outcome and the
+/// saved state.
+pub fn trace<E: Env>(harness: &mut Harness<E>, actions: &[(&str, &str)]) -> Vec<String> {
+    let mut trace = Vec::new();
+    for (tool, arguments) in actions {
+        let output = harness.step(tool, arguments);
+        trace.push(format!("{output:?}"));
+        trace.push(harness.facts().to_string());
+        trace.push(format!("{:?}", harness.evaluate()));
+        trace.push(format!("{:?}", harness.save()));
+    }
+    trace
+}
+
+/// A function that plays actions on a harness and returns what it observed, as `trace` does.
+pub type Tracer<E> = fn(&mut Harness<E>, &[(&str, &str)]) -> Vec<String>;
+
+/// Asserts that two episodes on the same seed and task start identically and stay identical
+/// through `actions`, as `trace_of` sees them; for the default task and the one without
+/// injections.
+pub fn assert_same_seed_same_episode<E: Env>(actions: &[(&str, &str)], trace_of: Tracer<E>) {
+    for task in [r#"{}"#, r#"{"injections":false}"#] {
+        let mut first = Harness::<E>::new();
+        let mut second = Harness::<E>::new();
+        assert_eq!(first.reset(42, task), second.reset(42, task), "{task}");
+        assert_eq!(first.save(), second.save(), "{task}");
+        assert_eq!(
+            trace_of(&mut first, actions),
+            trace_of(&mut second, actions),
+            "{task}"
+        );
+    }
+}
+
+/// Asserts that resetting with the same seed after `actions` gives the state the first reset
+/// gave.
+pub fn assert_reset_starts_afresh<E: Env>(seed: u64, actions: &[(&str, &str)]) {
+    let mut harness = started::<E>(seed, &serde_json::json!({}));
+    let fresh = harness.save();
+    trace(&mut harness, actions);
+    harness.reset(seed, "{}").unwrap();
+    assert_eq!(harness.save(), fresh);
+}
+
+/// Asserts that saving after every prefix of `actions` and loading into a fresh harness goes on
+/// exactly like the run that was never interrupted, as `trace_of` sees it.
+pub fn assert_resumes_after_every_step<E: Env>(
+    seed: u64,
+    actions: &[(&str, &str)],
+    trace_of: Tracer<E>,
+) {
+    let task = serde_json::json!({});
+    let uninterrupted = trace_of(&mut started::<E>(seed, &task), actions);
+    for k in 0..=actions.len() {
+        let mut harness = started::<E>(seed, &task);
+        let mut resumed = trace_of(&mut harness, &actions[..k]);
+        let state = harness.save();
+        drop(harness);
+        let mut fresh = Harness::<E>::new();
+        fresh.load(&state).unwrap();
+        assert_eq!(fresh.save(), state, "step {k}");
+        resumed.extend(trace_of(&mut fresh, &actions[k..]));
+        assert_eq!(resumed, uninterrupted, "resumed after step {k}");
+    }
+}
+
+/// Asserts that the first `n_states` seeds give pairwise different initial states, and that the
+/// first `n_observations` seeds do not all give the same initial observation.
+pub fn assert_seeds_differ<E: Env>(n_states: u64, n_observations: u64) {
+    let states: Vec<Vec<u8>> = (0..n_states)
+        .map(|seed| started::<E>(seed, &serde_json::json!({})).save())
+        .collect();
+    for (index, state) in states.iter().enumerate() {
+        assert!(
+            !states[..index].contains(state),
+            "seed {index} repeats an earlier state"
+        );
+    }
+    let observations: Vec<String> = (0..n_observations)
+        .map(|seed| Harness::<E>::new().reset(seed, "{}").unwrap().to_string())
+        .collect();
+    assert!(
+        observations
+            .iter()
+            .skip(1)
+            .any(|observation| *observation != observations[0]),
+        "every seed gives the same initial observation"
+    );
+}
+
+/// Asserts that `load` refuses bytes that are not a saved episode of `E`, and a saved episode
+/// cut in half.
+pub fn assert_load_refuses_garbage<E: Env>(seed: u64) {
+    let mut harness = Harness::<E>::new();
+    assert!(harness.load(b"not a state").is_err());
+    let mut state = started::<E>(seed, &serde_json::json!({})).save();
+    state.truncate(state.len() / 2);
+    assert!(harness.load(&state).is_err());
+}
