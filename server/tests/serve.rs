@@ -277,10 +277,10 @@ fn forks_diverge_independently(db: Db) {
 }
 
 fn idle_episodes_expire_and_their_record_stays(db: Db) {
-    let server = Server::start(&db, &["--episode-ttl", "300ms"]);
+    let server = Server::start(&db, &["--episode-ttl", "1s"]);
     let id = server.create(&json!({"env": "workspace"}));
     server.step(&id, &tool("list_files", json!({})));
-    std::thread::sleep(std::time::Duration::from_millis(1200));
+    std::thread::sleep(std::time::Duration::from_millis(2500));
     let late = server.step(&id, &tool("list_files", json!({})));
     assert_eq!(
         (late.status, late.code()),
