@@ -13,6 +13,7 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 use agentbench_env_contract::Manifest;
 
 use crate::bindings::EnvPre;
+use crate::cache::{Compilation, CompileCache};
 use crate::error::LoadError;
 use crate::instance::Instance;
 use crate::limits::{HostState, Limits};
@@ -32,6 +33,7 @@ const MEMORY_GUARD_BYTES: u64 = 2 << 20;
 #[derive(Clone, Debug)]
 pub struct Sandbox {
     shared: Arc<Shared>,
+    cache: Option<CompileCache>,
 }
 
 /// What the sandbox, its images and their instances share; the ticker stops when the last goes.
@@ -72,7 +74,16 @@ impl Sandbox {
                 limits,
                 stop_ticker,
             }),
+            cache: None,
         })
+    }
+
+    /// Keeps compiled components in `cache` and loads them from it (see `CompileCache`).
+    pub fn with_compile_cache(self, cache: CompileCache) -> Sandbox {
+        Sandbox {
+            cache: Some(cache),
+            ..self
+        }
     }
 
     pub fn limits(&self) -> &Limits {
@@ -83,8 +94,12 @@ impl Sandbox {
     /// valid manifest) and prepares the template its episodes are instantiated from.
     pub fn load(&self, component: &[u8]) -> Result<EnvImage, LoadError> {
         let engine = &self.shared.engine;
-        let compiled = Component::new(engine, component)
-            .map_err(|error| LoadError::Compile(format!("{error:#}")))?;
+        let content_hash = hex(&Sha256::digest(component));
+        let (compiled, compilation) = match &self.cache {
+            Some(cache) => cache.compile(engine, component, &content_hash),
+            None => Component::new(engine, component).map(|c| (c, Compilation::Compiled)),
+        }
+        .map_err(|error| LoadError::Compile(format!("{error:#}")))?;
         let imports: Vec<String> = compiled
             .component_type()
             .imports(engine)
@@ -98,7 +113,6 @@ impl Sandbox {
             .instantiate_pre(&compiled)
             .and_then(EnvPre::new)
             .map_err(|error| LoadError::WrongWorld(format!("{error:#}")))?;
-        let content_hash = hex(&Sha256::digest(component));
         let mut image = EnvImage {
             inner: Arc::new(ImageInner {
                 shared: self.shared.clone(),
@@ -106,6 +120,7 @@ impl Sandbox {
                 manifest: placeholder_manifest(),
                 manifest_json: String::new(),
                 content_hash,
+                compilation,
             }),
         };
         let manifest_json = image.instantiate()?.manifest()?;
@@ -129,6 +144,7 @@ struct ImageInner {
     manifest: Manifest,
     manifest_json: String,
     content_hash: String,
+    compilation: Compilation,
 }
 
 impl std::fmt::Debug for EnvImage {
@@ -154,6 +170,11 @@ impl EnvImage {
     /// The SHA-256 of the component's bytes, in hex: identifies exactly which env ran.
     pub fn content_hash(&self) -> &str {
         &self.inner.content_hash
+    }
+
+    /// Whether its machine code was compiled by this process or read from the compile cache.
+    pub fn compilation(&self) -> Compilation {
+        self.inner.compilation
     }
 
     /// A fresh instance (not yet reset) from the pre-instantiated template.

@@ -12,12 +12,14 @@
 //!
 //! This crate knows the env world and nothing above it: no HTTP, storage, policies or scoring.
 
+mod cache;
 mod engine;
 mod error;
 mod instance;
 mod limits;
 
 pub use agentbench_env_contract::StepStatus;
+pub use cache::{Compilation, CompileCache};
 pub use engine::{EPOCH_TICK, EnvImage, Sandbox};
 pub use error::{CallError, LoadError};
 pub use instance::{Event, Instance, JsonText, StepOutput};

@@ -8,17 +8,54 @@ use std::sync::Arc;
 use anyhow::Context as _;
 
 use agentbench_env_runtime::{LoadedEnv, PolicyFile};
-use agentbench_sandbox::{EnvImage, Sandbox};
+use agentbench_sandbox::{CompileCache, EnvImage, Limits, Sandbox};
 
-/// Compiles every built-in env; fails naming the env that would not load.
+/// The environment variable naming the compile cache's folder; empty turns the cache off.
+pub const CACHE_DIR_VAR: &str = "AGENTBENCH_CACHE_DIR";
+
+/// A sandbox for the binary's commands, with the compile cache `compile_cache()` names.
+pub fn sandbox(limits: Limits) -> anyhow::Result<Sandbox> {
+    let sandbox = Sandbox::new(limits)?;
+    Ok(match compile_cache() {
+        Some(cache) => sandbox.with_compile_cache(cache),
+        None => sandbox,
+    })
+}
+
+/// Where compiled envs are kept between runs: `$AGENTBENCH_CACHE_DIR` (none when it is empty),
+/// else `$XDG_CACHE_HOME/agentbench`, else `$HOME/.cache/agentbench`.
+pub fn compile_cache() -> Option<CompileCache> {
+    let var = |name| std::env::var_os(name).filter(|value| !value.is_empty());
+    if let Some(dir) = std::env::var_os(CACHE_DIR_VAR) {
+        return (!dir.is_empty()).then(|| CompileCache::new(dir));
+    }
+    let base = var("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|home| Path::new(&home).join(".cache")))?;
+    Some(CompileCache::new(base.join("agentbench")))
+}
+
+/// Compiles every built-in env (those not in the sandbox's compile cache, on a thread each);
+/// fails naming the env that would not load.
 pub fn load_all(sandbox: &Sandbox) -> anyhow::Result<Vec<EnvImage>> {
-    agentbench_env_catalog::builtin_envs()
-        .map(|env| {
-            sandbox
-                .load(env.component)
-                .with_context(|| format!("cannot load the built-in env {}", env.package))
-        })
-        .collect()
+    std::thread::scope(|scope| {
+        let loads: Vec<_> = agentbench_env_catalog::builtin_envs()
+            .map(|env| {
+                (
+                    env.package,
+                    scope.spawn(move || sandbox.load(env.component)),
+                )
+            })
+            .collect();
+        loads
+            .into_iter()
+            .map(|(package, load)| {
+                load.join()
+                    .map_err(|_| anyhow::anyhow!("loading the built-in env {package} panicked"))?
+                    .with_context(|| format!("cannot load the built-in env {package}"))
+            })
+            .collect()
+    })
 }
 
 /// Every built-in env, ready to run episodes, keyed by name.

@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 use agentbench_agents::AgentSettings;
-use agentbench_sandbox::{Limits, Sandbox};
+use agentbench_sandbox::Limits;
 use agentbench_server::builtin::AddedPolicies;
 use agentbench_server::chat_api;
 use agentbench_server::loadgen::{self, LoadSettings};
@@ -307,7 +307,7 @@ fn serve_baseline(
     suite: &str,
 ) -> anyhow::Result<()> {
     let suite = agentbench_datasets::Suite::load(suite)?;
-    let sandbox = Sandbox::new(Limits::default())?;
+    let sandbox = agentbench_server::builtin::sandbox(Limits::default())?;
     let manifests = agentbench_server::builtin::load_all(&sandbox)?
         .iter()
         .map(|image| (image.manifest().name.clone(), image.manifest().clone()))
@@ -339,7 +339,7 @@ fn validate_suites(mut suites: Vec<String>) -> anyhow::Result<()> {
             .map(str::to_owned)
             .collect();
     }
-    let sandbox = Sandbox::new(Limits::default())?;
+    let sandbox = agentbench_server::builtin::sandbox(Limits::default())?;
     let envs = agentbench_server::builtin::load_runtime_envs(&sandbox, &AddedPolicies::default())?;
     let mut problems = Vec::new();
     let mut out = std::io::stdout().lock();
@@ -383,7 +383,7 @@ fn serve(
         settings.max_hot_episodes <= most_hot,
         "--max-hot-episodes must be at most {most_hot} (half the sandbox's instance limit)"
     );
-    let sandbox = Sandbox::new(limits)?;
+    let sandbox = agentbench_server::builtin::sandbox(limits)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
         let store = Store::open(db, db_sync).await?;
@@ -403,7 +403,7 @@ fn serve(
 }
 
 fn envs(json: bool) -> anyhow::Result<()> {
-    let sandbox = Sandbox::new(Limits::default())?;
+    let sandbox = agentbench_server::builtin::sandbox(Limits::default())?;
     let images = agentbench_server::builtin::load_all(&sandbox)?;
     let mut out = std::io::stdout().lock();
     if json {

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use agentbench_agents::{AgentSettings, build_agent};
 use agentbench_datasets::Suite;
 use agentbench_env_runtime::Mode;
-use agentbench_sandbox::{Limits, Sandbox};
+use agentbench_sandbox::Limits;
 use agentbench_scorers::{EpisodeResult, compare, run_metrics};
 
 pub use play::EpisodeLine;
@@ -91,7 +91,7 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
     let transport = match &settings.server {
         Some(url) => Transport::remote(url),
         None => {
-            let sandbox = Sandbox::new(Limits::default())?;
+            let sandbox = crate::builtin::sandbox(Limits::default())?;
             let app = App::with_builtin_envs(
                 &sandbox,
                 &settings.policies,
