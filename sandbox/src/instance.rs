@@ -68,6 +68,7 @@ pub struct Instance {
     wall_clock_per_call: Duration,
     max_output_bytes: usize,
     poisoned: bool,
+    fuel_spent: u64,
 }
 
 impl std::fmt::Debug for Instance {
@@ -107,6 +108,7 @@ impl Instance {
             wall_clock_per_call,
             max_output_bytes: limits.max_output_bytes,
             poisoned: false,
+            fuel_spent: 0,
         })
     }
 
@@ -116,6 +118,12 @@ impl Instance {
     }
 
     /// An earlier call failed; every further call fails with `CallError::Poisoned`.
+    /// The fuel (WebAssembly instructions, roughly) this instance's calls have burned in all:
+    /// how much guest work they were, whatever else the machine was doing meanwhile.
+    pub fn fuel_spent(&self) -> u64 {
+        self.fuel_spent
+    }
+
     pub fn is_poisoned(&self) -> bool {
         self.poisoned
     }
@@ -244,7 +252,10 @@ impl Instance {
             self.fuel_per_call,
             self.wall_clock_per_call,
         );
-        call(&self.env, &mut self.store).map_err(|error| {
+        let result = call(&self.env, &mut self.store);
+        let left = self.store.get_fuel().unwrap_or(0);
+        self.fuel_spent += self.fuel_per_call.saturating_sub(left);
+        result.map_err(|error| {
             self.poisoned = true;
             CallError::from_wasmtime(export, &error, self.fuel_per_call, self.wall_clock_per_call)
         })

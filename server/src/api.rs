@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderName, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -166,10 +167,9 @@ async fn create_episode(
     let task = request.task.unwrap_or_else(|| json!({}));
     let seed = request.seed.unwrap_or(0);
     let mode = request.mode;
-    let (episode, observation) = in_sandbox(&mut false, || {
-        app.episodes.make_room();
-        Episode::start(env.clone(), seed, &task, mode)
-    })?;
+    // In place, like a quick step: a new episode has shown no guest work yet.
+    app.episodes.make_room();
+    let (episode, observation) = Episode::start(env.clone(), seed, &task, mode)?;
     let id = new_episode_id();
     record_episode(&id);
     let body = episode_created(&EpisodeCreated {
@@ -323,18 +323,23 @@ async fn step_episode(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
     body: Body<StepRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let Json(request) = body?;
     record_episode(&id);
+    let from_store = async |request_id: Option<&str>| {
+        answer_from_store(&app, &id, request_id)
+            .await
+            .map(IntoResponse::into_response)
+    };
     let Some(handle) = app.episodes.get(&id) else {
-        return answer_from_store(&app, &id, request.request_id.as_deref()).await;
+        return from_store(request.request_id.as_deref()).await;
     };
     // Holding the episode's lock for the whole step, its recording included, serialises
     // concurrent steps on it.
     let mut guard = handle.lock().await;
     if guard.closed {
         drop(guard);
-        return answer_from_store(&app, &id, request.request_id.as_deref()).await;
+        return from_store(request.request_id.as_deref()).await;
     }
     let open = &mut *guard;
     open.touch();
@@ -342,12 +347,13 @@ async fn step_episode(
     if let Some(request_id) = &request.request_id
         && open.request_ids.contains_key(request_id)
     {
-        return answer_from_store(&app, &id, Some(request_id)).await;
+        return from_store(Some(request_id)).await;
     }
     let mut slow = open.slow;
     let episode = open.hot();
-    let step = || scored_step(episode, request.action, request.tokens, &app.scorers);
-    let record = match in_sandbox(&mut slow, step) {
+    let step =
+        |episode: &mut Episode| scored_step(episode, request.action, request.tokens, &app.scorers);
+    let record = match in_sandbox(&mut slow, episode, step) {
         Ok(record) => record,
         Err(error) => {
             // The env failed past the point a step records its failure (say, reading the mask
@@ -365,21 +371,31 @@ async fn step_episode(
     };
     // An env that failed cannot be evaluated: the episode stays without outcome (unmeasured).
     let outcome = if over {
-        in_sandbox(&mut slow, || episode.outcome()).ok()
+        in_sandbox(&mut slow, episode, |episode| episode.outcome()).ok()
     } else {
         None
     };
     open.slow = slow;
-    let mut body = serde_json::to_value(RecordedStep {
+    // Serialised once: the observation and events stay the guest's own text, and the answer is
+    // the stored text with the request id and the outcome added, as `stored_step` shows it.
+    let record = serde_json::to_string(&RecordedStep {
         record,
         action_mask,
         agent: request.agent,
     })
     .map_err(ApiError::internal)?;
+    let mut extra = Vec::new();
+    if let Some(request_id) = &request.request_id {
+        extra.push(("request_id", json!(request_id)));
+    }
+    if over {
+        extra.push(("outcome", json!(outcome)));
+    }
+    let answer = with_fields(&record, &extra);
     let step = StepRow {
         index,
         request_id: request.request_id.clone(),
-        record: body.to_string(),
+        record,
     };
     let outcome_text = outcome.as_ref().map(|outcome| json!(outcome).to_string());
     let end = over.then_some((EpisodeState::Over, outcome_text));
@@ -390,15 +406,35 @@ async fn step_episode(
         return Err(error.into());
     }
     open.n_steps = index + 1;
-    if let Some(request_id) = &request.request_id {
-        open.request_ids.insert(request_id.clone(), index);
-        body["request_id"] = json!(request_id);
+    if let Some(request_id) = request.request_id {
+        open.request_ids.insert(request_id, index);
     }
     if over {
-        body["outcome"] = json!(outcome);
         app.episodes.close(open);
     }
-    Ok(Json(body))
+    Ok(([(CONTENT_TYPE, "application/json")], answer).into_response())
+}
+
+/// The text of the JSON object `object` with `fields` added at its end.
+fn with_fields(object: &str, fields: &[(&str, Value)]) -> String {
+    let open = object
+        .trim_end()
+        .strip_suffix('}')
+        .expect("a serialised struct is a JSON object");
+    let mut text = String::with_capacity(object.len() + 128);
+    text.push_str(open);
+    let mut empty = open.trim_end().ends_with('{');
+    for (key, value) in fields {
+        if !empty {
+            text.push(',');
+        }
+        empty = false;
+        text.push_str(&json!(key).to_string());
+        text.push(':');
+        text.push_str(&value.to_string());
+    }
+    text.push('}');
+    text
 }
 
 /// The JSON Schema of the actions an open episode's mask leaves open, for constrained decoding.
@@ -537,9 +573,9 @@ async fn fork_episode(
         .ok_or_else(|| ApiError::internal(format!("open episode {id} has no record")))?;
     make_hot(&app, &handle, parent).await?;
     let mut slow = parent.slow;
-    let episode = in_sandbox(&mut slow, || {
+    let episode = in_sandbox(&mut slow, parent.hot(), |parent| {
         app.episodes.make_room();
-        parent.hot().fork()
+        parent.fork()
     })?;
     parent.slow = slow;
     let observation =
@@ -624,21 +660,28 @@ async fn delete_episode(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// How long a sandbox call may take before its episode's later calls leave the async workers.
-const SLOW_CALL: std::time::Duration = std::time::Duration::from_millis(1);
+/// The guest work (fuel, about a WebAssembly instruction each) a step may take before its
+/// episode's later steps leave the async workers: some milliseconds of guest code.
+const SLOW_FUEL: u64 = 5_000_000;
 
 /// Runs an episode's sandbox work. Calls are microseconds long, and handing the worker's core to
 /// another thread around each (`block_in_place`) cost a third of the step throughput, so they run
-/// in place. A call that took longer than `SLOW_CALL` (at worst its wall-clock limit) marks the
-/// episode `slow`: its later calls run under `block_in_place`, so that one episode stalls a worker
-/// at most once.
-fn in_sandbox<T>(slow: &mut bool, work: impl FnOnce() -> T) -> T {
+/// in place. Work that burned more than `SLOW_FUEL` (at worst a call's whole fuel or wall-clock
+/// limit) marks the episode `slow`: its later calls run under `block_in_place`, so that one
+/// episode stalls a worker at most once. Fuel, not wall-clock time, decides: under load a quick
+/// call's wall-clock time includes waiting for a core, and marking such episodes slow moved
+/// every step onto a blocking thread of its own (hundreds of threads at 256 clients).
+fn in_sandbox<T>(
+    slow: &mut bool,
+    episode: &mut Episode,
+    work: impl FnOnce(&mut Episode) -> T,
+) -> T {
     if *slow {
-        return blocking(work);
+        return blocking(|| work(episode));
     }
-    let started = std::time::Instant::now();
-    let output = work();
-    *slow = started.elapsed() > SLOW_CALL;
+    let before = episode.fuel_spent();
+    let output = work(episode);
+    *slow = episode.fuel_spent().saturating_sub(before) > SLOW_FUEL;
     output
 }
 
@@ -648,5 +691,26 @@ fn blocking<T>(work: impl FnOnce() -> T) -> T {
     match tokio::runtime::Handle::try_current().map(|handle| handle.runtime_flavor()) {
         Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
         _ => work(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::with_fields;
+
+    #[test]
+    fn fields_are_added_at_the_end_of_an_object() {
+        let text = with_fields(
+            r#"{"index":0,"observation":{"a":"b\"c"}}"#,
+            &[("request_id", json!("r-1")), ("outcome", Value::Null)],
+        );
+        assert_eq!(
+            text,
+            r#"{"index":0,"observation":{"a":"b\"c"},"request_id":"r-1","outcome":null}"#
+        );
+        assert_eq!(with_fields("{}", &[("a", json!(1))]), r#"{"a":1}"#);
+        assert_eq!(with_fields(r#"{"a":1}"#, &[]), r#"{"a":1}"#);
     }
 }

@@ -565,8 +565,11 @@ async fn commit(pool: &AnyPool, writes: &[&Write]) -> Result<(), StoreError> {
             other => apply(&mut tx, other).await?,
         }
     }
-    for chunk in steps.chunks(STEPS_PER_INSERT) {
+    let mut rest = steps.as_slice();
+    while !rest.is_empty() {
+        let (chunk, after) = rest.split_at(insert_size(rest.len()));
         insert_steps(&mut tx, chunk).await?;
+        rest = after;
     }
     for write in writes {
         if let Write::Append {
@@ -593,6 +596,15 @@ async fn commit(pool: &AnyPool, writes: &[&Write]) -> Result<(), StoreError> {
 /// The most rows one INSERT takes (4 parameters each, well inside SQLite's and PostgreSQL's
 /// parameter limits).
 const STEPS_PER_INSERT: usize = 256;
+
+/// How many of `left` rows the next INSERT takes: the largest power of two that fits, at most
+/// `STEPS_PER_INSERT`. Groups come in every size, and an INSERT of each size would be its own
+/// prepared statement, thrashing the connection's statement cache (preparing a 256-row INSERT
+/// costs more than running it); powers of two keep it to 9 statements.
+fn insert_size(left: usize) -> usize {
+    let fits = 1 << left.max(1).ilog2();
+    fits.min(STEPS_PER_INSERT)
+}
 
 async fn insert_steps(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
@@ -740,4 +752,26 @@ pub fn now_ms() -> i64 {
         .map_or(0, |elapsed| {
             i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{STEPS_PER_INSERT, insert_size};
+
+    #[test]
+    fn groups_are_inserted_in_power_of_two_chunks() {
+        let chunks = |mut left: usize| {
+            let mut sizes = Vec::new();
+            while left > 0 {
+                sizes.push(insert_size(left));
+                left -= sizes.last().unwrap();
+            }
+            sizes
+        };
+        assert_eq!(chunks(1), [1]);
+        assert_eq!(chunks(137), [128, 8, 1]);
+        assert_eq!(chunks(512), [256, 256]);
+        assert_eq!(chunks(700), [256, 256, 128, 32, 16, 8, 4]);
+        assert!((1..=2 * STEPS_PER_INSERT).all(|n| chunks(n).iter().sum::<usize>() == n));
+    }
 }

@@ -411,6 +411,11 @@ impl Episode {
         })
     }
 
+    /// The fuel the episode's live instance has burned in all (see `Instance::fuel_spent`).
+    pub fn fuel_spent(&self) -> u64 {
+        self.instance.fuel_spent()
+    }
+
     pub fn env(&self) -> &Arc<LoadedEnv> {
         &self.env
     }
