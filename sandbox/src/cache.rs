@@ -14,6 +14,7 @@
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
@@ -87,7 +88,13 @@ impl CompileCache {
 
     fn write(&self, path: &Path, artifact: &[u8]) -> std::io::Result<()> {
         create_private_dir(&self.dir)?;
-        let temporary = path.with_extension(format!("tmp{}", std::process::id()));
+        // Unique per process and per write, so two loads of one component never share it.
+        static WRITES: AtomicU64 = AtomicU64::new(0);
+        let temporary = path.with_extension(format!(
+            "tmp{}-{}",
+            std::process::id(),
+            WRITES.fetch_add(1, Ordering::Relaxed)
+        ));
         let mut file = Sha256::digest(artifact).to_vec();
         file.extend_from_slice(artifact);
         std::fs::write(&temporary, file)?;
