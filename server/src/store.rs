@@ -2,11 +2,12 @@
 //! under one schema. Every write goes through one writer task that commits in groups, and a
 //! write's future resolves only once its transaction has committed.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::{AnyPool, Row as _};
-use tokio::sync::{mpsc, oneshot};
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyConnection, AnyPool, Connection as _, Row as _};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use agentbench_env_runtime::Mode;
 
@@ -34,6 +35,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../migrations/0002_policy_mode.sql"),
     ),
     (3, "runs", include_str!("../migrations/0003_runs.sql")),
+    (
+        4,
+        "steps request index",
+        include_str!("../migrations/0004_steps_request_index.sql"),
+    ),
 ];
 
 /// The most writes one transaction commits.
@@ -201,19 +207,28 @@ impl Store {
         } else {
             return Err(StoreError::UnsupportedUrl(url.to_owned()));
         };
-        // WAL lets SQLite's readers run beside the writer.
+        // WAL lets SQLite's readers run beside the writer. Its checkpoints (copying the WAL
+        // back into the database file) are left to `checkpointer`, off the commit path.
         let setup = match (sqlite, sync) {
-            (true, DbSync::Full) => {
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;"
-            }
-            (true, DbSync::Normal) => {
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000;"
-            }
+            (true, DbSync::Full) => concat!(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; ",
+                "PRAGMA busy_timeout = 10000; PRAGMA wal_autocheckpoint = 0; ",
+                "PRAGMA journal_size_limit = 67108864;"
+            ),
+            (true, DbSync::Normal) => concat!(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; ",
+                "PRAGMA busy_timeout = 10000; PRAGMA wal_autocheckpoint = 0; ",
+                "PRAGMA journal_size_limit = 67108864;"
+            ),
             (false, DbSync::Full) => "SET synchronous_commit = on",
             (false, DbSync::Normal) => "SET synchronous_commit = off",
         };
+        // SQLite: the writer keeps one connection, the checkpointer uses one now and then, and
+        // readers share the rest. Its connections are in process and cannot drop, so they are
+        // not pinged before each use (a round trip to the connection's thread).
         let options = AnyPoolOptions::new()
-            .max_connections(if sqlite { 4 } else { 8 })
+            .max_connections(if sqlite { 5 } else { 8 })
+            .test_before_acquire(!sqlite)
             .after_connect(move |connection, _| {
                 Box::pin(async move {
                     sqlx::raw_sql(setup).execute(connection).await?;
@@ -229,7 +244,11 @@ impl Store {
             })?;
         migrate(&pool).await?;
         let (writes, queue) = mpsc::channel(4 * MAX_GROUP);
-        tokio::spawn(writer(pool.clone(), queue));
+        let (committed, commits) = watch::channel(());
+        if sqlite {
+            tokio::spawn(checkpointer(pool.clone(), commits));
+        }
+        tokio::spawn(writer(pool.clone(), queue, committed));
         Ok(Store { pool, writes })
     }
 
@@ -525,20 +544,25 @@ async fn migrate(pool: &AnyPool) -> Result<(), StoreError> {
 /// Commits queued writes in groups: everything queued while one transaction commits goes into
 /// the next. When a group fails, its writes are retried one by one so that one bad write fails
 /// alone.
-async fn writer(pool: AnyPool, mut queue: mpsc::Receiver<Pending>) {
+async fn writer(pool: AnyPool, mut queue: mpsc::Receiver<Pending>, committed: watch::Sender<()>) {
+    let mut connection = WriterConnection {
+        pool,
+        connection: None,
+    };
     let mut group = Vec::with_capacity(MAX_GROUP);
     while queue.recv_many(&mut group, MAX_GROUP).await > 0 {
         let writes: Vec<&Write> = group.iter().map(|pending| &pending.write).collect();
-        let committed = commit(&pool, &writes).await;
+        let result = connection.commit(&writes).await;
         drop(writes);
-        match committed {
+        committed.send_replace(());
+        match result {
             Err(error) if group.len() == 1 => {
                 let pending = group.pop().expect("a group of one");
                 let _ = pending.done.send(Err(error));
             }
             Err(_) => {
                 for pending in group.drain(..) {
-                    let result = commit(&pool, &[&pending.write]).await;
+                    let result = connection.commit(&[&pending.write]).await;
                     let _ = pending.done.send(result);
                 }
             }
@@ -551,8 +575,65 @@ async fn writer(pool: AnyPool, mut queue: mpsc::Receiver<Pending>) {
     }
 }
 
-async fn commit(pool: &AnyPool, writes: &[&Write]) -> Result<(), StoreError> {
-    let mut tx = pool.begin().await?;
+/// The least time between two SQLite checkpoints: each then copies the pages of many commits.
+const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(50);
+
+/// WAL frames (pages) past which a checkpoint makes writers wait until the WAL has been copied
+/// and can start over, so that it cannot grow without bound under sustained writes: 256 MiB of
+/// 4 KiB pages.
+const WAL_RESTART_FRAMES: i64 = 65_536;
+
+/// Copies SQLite's WAL back into the database file after commits, on a connection of its own.
+/// SQLite would otherwise checkpoint inside a commit, every 1,000 pages, holding up every write
+/// queued behind it (a quarter to a half of the writer's time under load). A `PASSIVE`
+/// checkpoint runs beside the writer and its readers; the WAL starts over once a checkpoint has
+/// copied all of it. When sustained writes keep it from ever catching up, a `RESTART`
+/// checkpoint holds the writer back until it has. Ends with the writer.
+async fn checkpointer(pool: AnyPool, mut commits: watch::Receiver<()>) {
+    while commits.changed().await.is_ok() {
+        match checkpoint(&pool, "PRAGMA wal_checkpoint(PASSIVE)").await {
+            Ok(frames) if frames > WAL_RESTART_FRAMES => {
+                if let Err(error) = checkpoint(&pool, "PRAGMA wal_checkpoint(RESTART)").await {
+                    tracing::warn!(%error, "cannot checkpoint the SQLite WAL");
+                }
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "cannot checkpoint the SQLite WAL"),
+        }
+        tokio::time::sleep(CHECKPOINT_INTERVAL).await;
+    }
+}
+
+/// Runs one `PRAGMA wal_checkpoint`; returns the frames in the WAL.
+async fn checkpoint(pool: &AnyPool, sql: &'static str) -> Result<i64, StoreError> {
+    let row = sqlx::query(sql).fetch_one(pool).await?;
+    Ok(row.try_get::<i64, _>(1)?)
+}
+
+/// The writer's connection, kept from one commit to the next: its page cache stays valid (no
+/// other connection writes), and no pool hand-out precedes each commit. A commit that fails
+/// gives it back, so a broken connection is not used again.
+struct WriterConnection {
+    pool: AnyPool,
+    connection: Option<PoolConnection<Any>>,
+}
+
+impl WriterConnection {
+    async fn commit(&mut self, writes: &[&Write]) -> Result<(), StoreError> {
+        let connection = match &mut self.connection {
+            Some(connection) => connection,
+            None => self.connection.insert(self.pool.acquire().await?),
+        };
+        let result = commit(connection, writes).await;
+        if result.is_err() {
+            self.connection = None;
+        }
+        result
+    }
+}
+
+async fn commit(connection: &mut AnyConnection, writes: &[&Write]) -> Result<(), StoreError> {
+    let mut tx = connection.begin().await?;
     // Steps go in as one multi-row INSERT per group: on SQLite each statement is a round trip
     // to the connection's thread. No write in a group depends on a step of the same group
     // (a step's episode was created before the step could be asked for).
