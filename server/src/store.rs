@@ -2,6 +2,8 @@
 //! under one schema. Every write goes through one writer task that commits in groups, and a
 //! write's future resolves only once its transaction has committed.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
@@ -245,10 +247,11 @@ impl Store {
         migrate(&pool).await?;
         let (writes, queue) = mpsc::channel(4 * MAX_GROUP);
         let (committed, commits) = watch::channel(());
+        let restart_due = Arc::new(AtomicBool::new(false));
         if sqlite {
-            tokio::spawn(checkpointer(pool.clone(), commits));
+            tokio::spawn(checkpointer(pool.clone(), commits, restart_due.clone()));
         }
-        tokio::spawn(writer(pool.clone(), queue, committed));
+        tokio::spawn(writer(pool.clone(), queue, committed, restart_due));
         Ok(Store { pool, writes })
     }
 
@@ -544,7 +547,12 @@ async fn migrate(pool: &AnyPool) -> Result<(), StoreError> {
 /// Commits queued writes in groups: everything queued while one transaction commits goes into
 /// the next. When a group fails, its writes are retried one by one so that one bad write fails
 /// alone.
-async fn writer(pool: AnyPool, mut queue: mpsc::Receiver<Pending>, committed: watch::Sender<()>) {
+async fn writer(
+    pool: AnyPool,
+    mut queue: mpsc::Receiver<Pending>,
+    committed: watch::Sender<()>,
+    restart_due: Arc<AtomicBool>,
+) {
     let mut connection = WriterConnection {
         pool,
         connection: None,
@@ -572,32 +580,38 @@ async fn writer(pool: AnyPool, mut queue: mpsc::Receiver<Pending>, committed: wa
                 }
             }
         }
+        if restart_due.swap(false, Ordering::Relaxed)
+            && let Err(error) = connection.restart_wal().await
+        {
+            tracing::warn!(%error, "cannot start the SQLite WAL over");
+        }
     }
 }
 
 /// The least time between two SQLite checkpoints: each then copies the pages of many commits.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(50);
 
-/// WAL frames (pages) past which a checkpoint makes writers wait until the WAL has been copied
-/// and can start over, so that it cannot grow without bound under sustained writes: 256 MiB of
-/// 4 KiB pages.
-const WAL_RESTART_FRAMES: i64 = 65_536;
+/// WAL frames (pages) past which the writer makes the WAL start over: 32 MiB of 4 KiB pages.
+const WAL_RESTART_FRAMES: i64 = 8_192;
 
 /// Copies SQLite's WAL back into the database file after commits, on a connection of its own.
 /// SQLite would otherwise checkpoint inside a commit, every 1,000 pages, holding up every write
-/// queued behind it (a quarter to a half of the writer's time under load). A `PASSIVE`
-/// checkpoint runs beside the writer and its readers; the WAL starts over once a checkpoint has
-/// copied all of it. When sustained writes keep it from ever catching up, a `RESTART`
-/// checkpoint holds the writer back until it has. Ends with the writer.
-async fn checkpointer(pool: AnyPool, mut commits: watch::Receiver<()>) {
+/// queued behind it (a quarter to a half of the writer's time under load).
+///
+/// These `PASSIVE` checkpoints run beside the writer and its readers. But the WAL only starts
+/// over when a write begins with all of it copied, which never happens while commits land
+/// during every checkpoint: under sustained writes it would grow without bound. So once it is
+/// past `WAL_RESTART_FRAMES` the checkpointer sets `restart_due`, and the writer, between two
+/// commits, copies the few pages committed since and starts the WAL over
+/// (`WriterConnection::restart_wal`). Ends with the writer.
+async fn checkpointer(
+    pool: AnyPool,
+    mut commits: watch::Receiver<()>,
+    restart_due: Arc<AtomicBool>,
+) {
     while commits.changed().await.is_ok() {
         match checkpoint(&pool, "PRAGMA wal_checkpoint(PASSIVE)").await {
-            Ok(frames) if frames > WAL_RESTART_FRAMES => {
-                if let Err(error) = checkpoint(&pool, "PRAGMA wal_checkpoint(RESTART)").await {
-                    tracing::warn!(%error, "cannot checkpoint the SQLite WAL");
-                }
-            }
-            Ok(_) => {}
+            Ok(frames) => restart_due.store(frames > WAL_RESTART_FRAMES, Ordering::Relaxed),
             Err(error) => tracing::warn!(%error, "cannot checkpoint the SQLite WAL"),
         }
         tokio::time::sleep(CHECKPOINT_INTERVAL).await;
@@ -605,8 +619,11 @@ async fn checkpointer(pool: AnyPool, mut commits: watch::Receiver<()>) {
 }
 
 /// Runs one `PRAGMA wal_checkpoint`; returns the frames in the WAL.
-async fn checkpoint(pool: &AnyPool, sql: &'static str) -> Result<i64, StoreError> {
-    let row = sqlx::query(sql).fetch_one(pool).await?;
+async fn checkpoint<'c>(
+    executor: impl sqlx::Executor<'c, Database = Any>,
+    sql: &'static str,
+) -> Result<i64, StoreError> {
+    let row = sqlx::query(sql).fetch_one(executor).await?;
     Ok(row.try_get::<i64, _>(1)?)
 }
 
@@ -619,31 +636,56 @@ struct WriterConnection {
 }
 
 impl WriterConnection {
+    async fn connection(&mut self) -> Result<&mut PoolConnection<Any>, StoreError> {
+        if self.connection.is_none() {
+            self.connection = Some(self.pool.acquire().await?);
+        }
+        Ok(self.connection.as_mut().expect("acquired above"))
+    }
+
     async fn commit(&mut self, writes: &[&Write]) -> Result<(), StoreError> {
-        let connection = match &mut self.connection {
-            Some(connection) => connection,
-            None => self.connection.insert(self.pool.acquire().await?),
-        };
-        let result = commit(connection, writes).await;
+        let result = commit(self.connection().await?, writes).await;
         if result.is_err() {
             self.connection = None;
         }
         result
     }
+
+    /// Copies the rest of SQLite's WAL into the database and starts it over. Only the writer
+    /// can: no commit lands meanwhile.
+    async fn restart_wal(&mut self) -> Result<(), StoreError> {
+        let connection = self.connection().await?;
+        checkpoint(&mut **connection, "PRAGMA wal_checkpoint(RESTART)").await?;
+        Ok(())
+    }
 }
 
 async fn commit(connection: &mut AnyConnection, writes: &[&Write]) -> Result<(), StoreError> {
-    let mut tx = connection.begin().await?;
     // Steps go in as one multi-row INSERT per group: on SQLite each statement is a round trip
     // to the connection's thread. No write in a group depends on a step of the same group
     // (a step's episode was created before the step could be asked for).
-    let mut steps = Vec::new();
-    for write in writes {
-        match write {
+    let steps: Vec<(&str, &StepRow)> = writes
+        .iter()
+        .filter_map(|write| match write {
             Write::Append {
                 episode_id, step, ..
-            } => steps.push((episode_id.as_str(), step)),
-            other => apply(&mut tx, other).await?,
+            } => Some((episode_id.as_str(), step)),
+            _ => None,
+        })
+        .collect();
+    // A group that is one INSERT and nothing else commits as that statement alone (atomic and
+    // as durable), without the two round trips of BEGIN and COMMIT: the one-client case.
+    let one_statement = writes
+        .iter()
+        .all(|write| matches!(write, Write::Append { end: None, .. }))
+        && insert_size(steps.len()) == steps.len();
+    if one_statement {
+        return insert_steps(connection, &steps).await;
+    }
+    let mut tx = connection.begin().await?;
+    for write in writes {
+        if !matches!(write, Write::Append { .. }) {
+            apply(&mut tx, write).await?;
         }
     }
     let mut rest = steps.as_slice();
@@ -688,7 +730,7 @@ fn insert_size(left: usize) -> usize {
 }
 
 async fn insert_steps(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    connection: &mut AnyConnection,
     steps: &[(&str, &StepRow)],
 ) -> Result<(), StoreError> {
     let mut sql = String::from("INSERT INTO steps (episode_id, idx, request_id, record) VALUES ");
@@ -708,7 +750,7 @@ async fn insert_steps(
             .bind(step.request_id.as_deref())
             .bind(&step.record);
     }
-    query.execute(&mut **tx).await?;
+    query.execute(connection).await?;
     Ok(())
 }
 
