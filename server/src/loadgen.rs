@@ -25,6 +25,8 @@ use hyper_util::rt::TokioExecutor;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::store::DbSync;
+
 /// The env every bench episode runs in.
 const ENV: &str = "workspace";
 /// The read-only action each step sends: cheap, and it never ends the episode.
@@ -53,6 +55,8 @@ pub struct LoadSettings {
     pub warmup: Duration,
     /// Extra episodes opened to measure memory per open episode; 0 skips that phase.
     pub open_episodes: usize,
+    /// How a spawned server's commits wait for the disk (`serve --db-sync`).
+    pub db_sync: DbSync,
 }
 
 impl Default for LoadSettings {
@@ -63,6 +67,7 @@ impl Default for LoadSettings {
             duration: Duration::from_secs(10),
             warmup: Duration::from_secs(1),
             open_episodes: 10_000,
+            db_sync: DbSync::Full,
         }
     }
 }
@@ -74,6 +79,9 @@ pub struct LoadReport {
     pub server: String,
     /// Whether the bench spawned that server itself.
     pub spawned: bool,
+    /// The spawned server's `--db-sync`; `None` for a given server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub db_sync: Option<&'static str>,
     /// Clients stepping at once.
     pub concurrency: usize,
     /// Creating one episode per client, all at once.
@@ -160,7 +168,7 @@ pub async fn run(settings: &LoadSettings) -> anyhow::Result<LoadReport> {
         None => {
             progress("starting a server");
             let max_open = settings.concurrency + settings.open_episodes + 16;
-            let (server, base) = SpawnedServer::start(max_open).await?;
+            let (server, base) = SpawnedServer::start(max_open, settings.db_sync).await?;
             (Some(server), base)
         }
     };
@@ -187,6 +195,7 @@ pub async fn run(settings: &LoadSettings) -> anyhow::Result<LoadReport> {
     Ok(LoadReport {
         server: base,
         spawned: spawned.is_some(),
+        db_sync: spawned.is_some().then_some(settings.db_sync.as_str()),
         concurrency: settings.concurrency,
         resets,
         steps,
@@ -230,12 +239,15 @@ struct SpawnedServer {
 
 impl SpawnedServer {
     /// Starts the server; returns it with its base URL.
-    async fn start(max_open_episodes: usize) -> anyhow::Result<(SpawnedServer, String)> {
+    async fn start(
+        max_open_episodes: usize,
+        db_sync: DbSync,
+    ) -> anyhow::Result<(SpawnedServer, String)> {
         let data_dir = tempfile::Builder::new()
             .prefix("agentbench-bench-")
             .tempdir()
             .context("cannot create a temporary directory for the server's database")?;
-        let child = spawn_serve(data_dir.path(), max_open_episodes)?;
+        let child = spawn_serve(data_dir.path(), max_open_episodes, db_sync)?;
         let mut server = SpawnedServer {
             child,
             _data_dir: data_dir,
@@ -270,11 +282,16 @@ impl Drop for SpawnedServer {
     }
 }
 
-fn spawn_serve(data_dir: &Path, max_open_episodes: usize) -> anyhow::Result<Child> {
+fn spawn_serve(
+    data_dir: &Path,
+    max_open_episodes: usize,
+    db_sync: DbSync,
+) -> anyhow::Result<Child> {
     let exe = std::env::current_exe().context("cannot find the agentbench executable")?;
     let db = format!("sqlite://{}", data_dir.join("bench.db").display());
     Command::new(&exe)
         .args(["serve", "--addr", "127.0.0.1:0", "--db", &db])
+        .args(["--db-sync", db_sync.as_str()])
         .args(["--max-open-episodes", &max_open_episodes.to_string()])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -720,7 +737,10 @@ fn summarize(mut latencies_us: Vec<u32>) -> LatencySummary {
 
 impl fmt::Display for LoadReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let origin = if self.spawned { "spawned" } else { "given" };
+        let origin = match self.db_sync {
+            Some(sync) => format!("spawned, SQLite, --db-sync {sync}"),
+            None => "given".to_owned(),
+        };
         writeln!(
             f,
             "server   {} ({origin}), env {ENV}, {} clients",

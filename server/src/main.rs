@@ -85,6 +85,15 @@ enum Command {
         /// 0 skips that phase.
         #[arg(long, env = "AGENTBENCH_BENCH_OPEN_EPISODES", default_value_t = 10_000)]
         open_episodes: usize,
+        /// How a spawned server's commits wait for the disk, as `serve --db-sync`: `full` or
+        /// `normal`.
+        #[arg(
+            long,
+            env = "AGENTBENCH_BENCH_DB_SYNC",
+            default_value = "full",
+            conflicts_with = "server"
+        )]
+        db_sync: DbSync,
         /// Print the report as JSON.
         #[arg(long, env = "AGENTBENCH_BENCH_JSON")]
         json: bool,
@@ -241,6 +250,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             duration,
             warmup,
             open_episodes,
+            db_sync,
             json,
         } => {
             let settings = LoadSettings {
@@ -249,6 +259,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 duration,
                 warmup,
                 open_episodes,
+                db_sync,
             };
             bench(&settings, json)?
         }

@@ -85,6 +85,16 @@ pub enum DbSync {
     Normal,
 }
 
+impl DbSync {
+    /// The name `--db-sync` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DbSync::Full => "full",
+            DbSync::Normal => "normal",
+        }
+    }
+}
+
 impl std::str::FromStr for DbSync {
     type Err = String;
 

@@ -9,12 +9,14 @@ fn a_short_bench_steps_without_errors_and_measures_memory() {
     let output = Command::new(env!("CARGO_BIN_EXE_agentbench"))
         .args(["bench", "--concurrency", "4", "--duration", "300ms"])
         .args(["--warmup", "100ms", "--open-episodes", "50", "--json"])
+        .args(["--db-sync", "normal"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["spawned"], true, "{report}");
+    assert_eq!(report["db_sync"], "normal", "{report}");
     assert_eq!(report["concurrency"], 4, "{report}");
     assert_eq!(report["resets"]["latency"]["count"], 4, "{report}");
     let steps = &report["steps"];
