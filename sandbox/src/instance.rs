@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use wasmtime::Store;
 
 use agentbench_env_contract::StepStatus;
@@ -15,13 +15,13 @@ use crate::error::CallError;
 use crate::limits::HostState;
 
 /// Text that is known to be one valid JSON document.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct JsonText(String);
+#[derive(Debug, Clone)]
+pub struct JsonText(Box<RawValue>);
 
 impl JsonText {
     fn new(export: &'static str, text: String) -> Result<JsonText, CallError> {
-        match serde_json::from_str::<IgnoredAny>(&text) {
-            Ok(_) => Ok(JsonText(text)),
+        match RawValue::from_string(text) {
+            Ok(raw) => Ok(JsonText(raw)),
             Err(error) => Err(CallError::BadOutput {
                 export,
                 reason: format!("not JSON: {error}"),
@@ -30,16 +30,35 @@ impl JsonText {
     }
 
     pub fn as_str(&self) -> &str {
-        &self.0
+        self.0.get()
     }
 
     pub fn into_string(self) -> String {
+        Box::<str>::from(self.0).into_string()
+    }
+
+    /// The document as serde_json's raw value, to embed in other documents as it is.
+    pub fn into_raw(self) -> Box<RawValue> {
         self.0
     }
 
     /// Parses the text into `T`.
     pub fn parse<T: serde::de::DeserializeOwned>(&self) -> serde_json::Result<T> {
-        serde_json::from_str(&self.0)
+        serde_json::from_str(self.0.get())
+    }
+}
+
+impl PartialEq for JsonText {
+    fn eq(&self, other: &JsonText) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for JsonText {}
+
+impl std::hash::Hash for JsonText {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
     }
 }
 

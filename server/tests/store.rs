@@ -27,6 +27,9 @@ fn episode(id: &str) -> EpisodeRow {
 /// Lays down the schema as the first three migrations left it, with one episode of three steps
 /// (the second has a request id), as a database recorded by an earlier agentbench would be.
 fn recorded_before_the_request_index(db: &Db) {
+    if let Db::Sqlite { dir } = db {
+        std::fs::File::create(dir.path().join("test.db")).unwrap();
+    }
     db.execute(concat!(
         include_str!("../migrations/0001_episodes.sql"),
         include_str!("../migrations/0002_policy_mode.sql"),

@@ -336,7 +336,7 @@ impl Episode {
             .reset(seed, &env_task.to_string())?
             .map_err(RuntimeError::InvalidTask)?;
         episode.look_around()?;
-        Ok((episode, raw(observation.into_string())))
+        Ok((episode, observation.into_raw()))
     }
 
     /// Reads the env's facts and mask, and combines the mask with the policies; returns the
@@ -346,6 +346,12 @@ impl Episode {
         self.progress.facts =
             serde_json::from_str(facts.as_str()).expect("the sandbox hands over valid JSON");
         self.progress.env_mask = self.instance.mask()?;
+        Ok(self.remask())
+    }
+
+    /// Combines the env's mask with the policies, which also read the history; returns the
+    /// microseconds that took.
+    fn remask(&mut self) -> u64 {
         let started = Instant::now();
         self.progress.mask = self.env.policies().mask(
             &self.progress.env_mask,
@@ -354,7 +360,7 @@ impl Episode {
                 history: &self.progress.history,
             },
         );
-        Ok(micros(started.elapsed()))
+        micros(started.elapsed())
     }
 
     /// The entities the env says a call acts on.
@@ -477,6 +483,8 @@ impl Episode {
         let mut events = Vec::new();
         let mut terminated = false;
         let mut env_failed = false;
+        // Whether the env's state may have changed: only a tool call that reached it can.
+        let mut env_called = false;
         let (status, observation) = match &action {
             Action::Message { .. } => {
                 terminated = true;
@@ -561,6 +569,7 @@ impl Episode {
                             Ok(found) => {
                                 violations = found;
                                 let sandbox_started = Instant::now();
+                                env_called = true;
                                 let result = self.instance.step(tool, &arguments_text);
                                 timings.sandbox_us = micros(sandbox_started.elapsed());
                                 match result {
@@ -571,7 +580,7 @@ impl Episode {
                                             .into_iter()
                                             .map(|event| RecordedEvent {
                                                 kind: event.kind,
-                                                data: raw(event.data.into_string()),
+                                                data: event.data.into_raw(),
                                             })
                                             .collect();
                                         let status = match output.status {
@@ -583,7 +592,7 @@ impl Episode {
                                             StepStatus::UnknownTool => Status::UnknownTool,
                                             StepStatus::NotRunning => Status::EnvError,
                                         };
-                                        (status, raw(output.observation.into_string()))
+                                        (status, output.observation.into_raw())
                                     }
                                     Err(error) => {
                                         env_failed = true;
@@ -601,7 +610,13 @@ impl Episode {
         self.progress.tokens += tokens.unwrap_or(0);
         self.progress.terminated |= terminated;
         if !env_failed && !self.progress.terminated {
-            timings.policy_us += self.look_around()?;
+            // A step the env never saw (invalid, blocked, a question to the user) leaves its
+            // facts and mask as they were; the policies still see the longer history.
+            timings.policy_us += if env_called {
+                self.look_around()?
+            } else {
+                self.remask()
+            };
         }
         let budget = &self.progress.settings.budget;
         let out_of_budget = self.progress.n_steps >= budget.max_steps.unwrap_or(DEFAULT_MAX_STEPS)

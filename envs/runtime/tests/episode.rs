@@ -106,6 +106,27 @@ fn invalid_arguments_are_recorded_with_pointers_and_never_reach_the_env() {
 }
 
 #[test]
+fn steps_the_env_never_sees_cost_it_no_work() {
+    let mut episode = start(json!({"user_replies": ["yes"]}));
+    let fuel = episode.fuel_spent();
+    for action in [
+        tool("send_email", json!({"to": 3})),
+        tool("format_disk", json!({})),
+        Action::AskUser {
+            question: "May I?".to_owned(),
+        },
+    ] {
+        let record = episode.step(action, None).unwrap();
+        assert_ne!(record.status, Status::Ok);
+    }
+    assert_eq!(episode.fuel_spent(), fuel, "the env was called");
+    assert_eq!(episode.mask().len(), workspace().manifest().tools.len());
+    assert!(episode.history().consented);
+    episode.step(tool("list_files", json!({})), None).unwrap();
+    assert!(episode.fuel_spent() > fuel);
+}
+
+#[test]
 fn an_unknown_tool_is_recorded_and_lists_the_tools() {
     let mut episode = start(json!({}));
     let record = episode.step(tool("format_disk", json!({})), None).unwrap();
