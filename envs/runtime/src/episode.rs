@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use agentbench_env_contract::{Outcome, Resource, StepStatus, UNTRUSTED_CONTENT_EVENT};
 use agentbench_policies::{History, Mask, Situation, Violation};
-use agentbench_sandbox::{CallError, Instance};
+use agentbench_sandbox::{CallError, Instance, JsonText};
 
 use crate::{Action, LoadedEnv, RuntimeError};
 
@@ -299,6 +299,9 @@ pub struct Episode {
     instance: Instance,
     progress: Progress,
     started: Instant,
+    /// The facts' text as the env last returned it: when the next text is the same, as after
+    /// most reads, `progress.facts` is not parsed again.
+    facts_text: Option<JsonText>,
 }
 
 impl std::fmt::Debug for Episode {
@@ -330,6 +333,7 @@ impl Episode {
             instance,
             progress,
             started: Instant::now(),
+            facts_text: None,
         };
         let observation = episode
             .instance
@@ -343,8 +347,10 @@ impl Episode {
     /// microseconds the policies took.
     fn look_around(&mut self) -> Result<u64, RuntimeError> {
         let facts = self.instance.facts()?;
-        self.progress.facts =
-            serde_json::from_str(facts.as_str()).expect("the sandbox hands over valid JSON");
+        if self.facts_text.as_ref() != Some(&facts) {
+            self.progress.facts = facts.parse().expect("the sandbox hands over valid JSON");
+            self.facts_text = Some(facts);
+        }
         self.progress.env_mask = self.instance.mask()?;
         Ok(self.remask())
     }
@@ -395,6 +401,7 @@ impl Episode {
             instance,
             progress: parked.progress.clone(),
             started: Instant::now(),
+            facts_text: None,
         })
     }
 
@@ -414,6 +421,7 @@ impl Episode {
             instance,
             progress: self.progress.clone(),
             started: self.started,
+            facts_text: self.facts_text.clone(),
         })
     }
 
