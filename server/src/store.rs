@@ -222,18 +222,16 @@ impl Store {
         // WAL lets SQLite's readers run beside the writer. Its checkpoints (copying the WAL
         // back into the database file) are left to `checkpointer`, off the commit path.
         let setup = match (sqlite, sync) {
-            (true, DbSync::Full) => concat!(
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; ",
-                "PRAGMA busy_timeout = 10000; PRAGMA wal_autocheckpoint = 0; ",
-                "PRAGMA journal_size_limit = 67108864;"
+            (true, sync) => format!(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = {}; PRAGMA busy_timeout = 10000; \
+                 PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = {WAL_SIZE_LIMIT_BYTES};",
+                match sync {
+                    DbSync::Full => "FULL",
+                    DbSync::Normal => "NORMAL",
+                }
             ),
-            (true, DbSync::Normal) => concat!(
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; ",
-                "PRAGMA busy_timeout = 10000; PRAGMA wal_autocheckpoint = 0; ",
-                "PRAGMA journal_size_limit = 67108864;"
-            ),
-            (false, DbSync::Full) => "SET synchronous_commit = on",
-            (false, DbSync::Normal) => "SET synchronous_commit = off",
+            (false, DbSync::Full) => "SET synchronous_commit = on".to_owned(),
+            (false, DbSync::Normal) => "SET synchronous_commit = off".to_owned(),
         };
         // SQLite: the writer keeps one connection, the checkpointer uses one now and then, and
         // readers share the rest. Its connections are in process and cannot drop, so they are
@@ -242,6 +240,8 @@ impl Store {
             .max_connections(if sqlite { 5 } else { 8 })
             .test_before_acquire(!sqlite)
             .after_connect(move |connection, _| {
+                // Only the constant text above, with one of two fixed words put in.
+                let setup = sqlx::AssertSqlSafe(setup.clone());
                 Box::pin(async move {
                     sqlx::raw_sql(setup).execute(connection).await?;
                     Ok(())
@@ -603,6 +603,9 @@ const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(50);
 
 /// WAL frames (pages) past which the writer makes the WAL start over: 32 MiB of 4 KiB pages.
 const WAL_RESTART_FRAMES: i64 = 8_192;
+
+/// The size SQLite cuts the WAL file back to when it starts over (`journal_size_limit`).
+const WAL_SIZE_LIMIT_BYTES: u64 = 64 << 20;
 
 /// Copies SQLite's WAL back into the database file after commits, on a connection of its own.
 /// SQLite would otherwise checkpoint inside a commit, every 1,000 pages, holding up every write
