@@ -1,5 +1,6 @@
-//! The store on its own: the request-id index migration (on a database recorded before it, on
-//! SQLite and PostgreSQL) and SQLite's WAL under sustained writes.
+//! The store on its own: the migrations of recorded steps (the request-id index, compressed
+//! records) on a database recorded before them, on SQLite and PostgreSQL, and SQLite's WAL under
+//! sustained writes.
 
 mod support;
 
@@ -25,7 +26,7 @@ fn episode(id: &str) -> EpisodeRow {
 }
 
 /// Lays down the schema as the first three migrations left it, with one episode of three steps
-/// (the second has a request id), as a database recorded by an earlier agentbench would be.
+/// (the second has a request id) recorded as text, as an earlier agentbench would have.
 fn recorded_before_the_request_index(db: &Db) {
     if let Db::Sqlite { dir } = db {
         std::fs::File::create(dir.path().join("test.db")).unwrap();
@@ -48,7 +49,7 @@ fn recorded_before_the_request_index(db: &Db) {
     );
 }
 
-async fn steps_survive_the_request_index_migration(db: Db) {
+async fn steps_survive_the_migrations(db: Db) {
     recorded_before_the_request_index(&db);
     let store = Store::open(&db.url(), DbSync::Normal).await.unwrap();
     let steps = store.steps("e1").await.unwrap();
@@ -80,24 +81,43 @@ async fn steps_survive_the_request_index_migration(db: Db) {
         .unwrap();
     let duplicate = store.append_step("e1", step(5, Some("r-1")), None).await;
     assert!(duplicate.is_err(), "a request id was recorded twice");
-    let indexes: Vec<u32> = store
-        .steps("e1")
+    let steps = store.steps("e1").await.unwrap();
+    let indexes: Vec<u32> = steps.iter().map(|step| step.index).collect();
+    assert_eq!(indexes, [0, 1, 2, 3, 4]);
+    assert_eq!(steps[4].record, r#"{"index":4}"#);
+
+    // The old steps keep their text; the new ones are stored compressed, and only so.
+    let count =
+        |condition: &str| db.number(&format!("SELECT count(*) FROM steps WHERE {condition}"));
+    assert_eq!(count("record IS NOT NULL AND record_lz4 IS NULL"), 3);
+    assert_eq!(count("record IS NULL AND record_lz4 IS NOT NULL"), 2);
+
+    // A fork copies steps of both kinds as they are.
+    let mut fork = episode("e2");
+    fork.forked_from = Some(("e1".to_owned(), 5));
+    store
+        .create_episode(fork, Some("e1".to_owned()))
+        .await
+        .unwrap();
+    let copied: Vec<String> = store
+        .steps("e2")
         .await
         .unwrap()
-        .iter()
-        .map(|step| step.index)
+        .into_iter()
+        .map(|step| step.record)
         .collect();
-    assert_eq!(indexes, [0, 1, 2, 3, 4]);
+    let original: Vec<String> = steps.into_iter().map(|step| step.record).collect();
+    assert_eq!(copied, original);
 }
 
 #[tokio::test]
-async fn steps_survive_the_request_index_migration_on_sqlite() {
-    steps_survive_the_request_index_migration(Db::sqlite()).await;
+async fn steps_survive_the_migrations_on_sqlite() {
+    steps_survive_the_migrations(Db::sqlite()).await;
 }
 
 #[tokio::test]
-async fn steps_survive_the_request_index_migration_on_postgres() {
-    steps_survive_the_request_index_migration(Db::postgres()).await;
+async fn steps_survive_the_migrations_on_postgres() {
+    steps_survive_the_migrations(Db::postgres()).await;
 }
 
 /// SQLite's WAL only starts over when a write finds all of it copied into the database, which
@@ -110,8 +130,18 @@ async fn the_sqlite_wal_stays_bounded_under_sustained_writes() {
     const STEPS_EACH: u32 = 250;
     let db = Db::sqlite();
     let store = Store::open(&db.url(), DbSync::Normal).await.unwrap();
-    // About a page per record, and one more per step in the primary key's index.
-    let record = format!(r#"{{"observation":"{}"}}"#, "x".repeat(3_000));
+    // About a page per record, and one more per step in the primary key's index. Records are
+    // stored compressed, so this one is random hex: LZ4 cannot shrink it.
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let noise: String = (0..3_000)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            char::from_digit(u32::try_from(state >> 60).unwrap(), 16).unwrap()
+        })
+        .collect();
+    let record = format!(r#"{{"observation":"{noise}"}}"#);
     let mut clients = tokio::task::JoinSet::new();
     for client in 0..CLIENTS {
         let store = store.clone();

@@ -60,7 +60,12 @@ impl Db {
 impl Db {
     /// Runs one statement on this database, as an operator with a SQL shell would.
     pub fn execute(&self, statement: &str) {
-        run_sql(self.url(), statement.to_owned());
+        run_sql(self.url(), statement.to_owned(), false);
+    }
+
+    /// The number in the first column of the first row `query` returns (`SELECT count(*) ...`).
+    pub fn number(&self, query: &str) -> i64 {
+        run_sql(self.url(), query.to_owned(), true).expect("a query's number")
     }
 }
 
@@ -74,12 +79,13 @@ impl Drop for Db {
 
 /// Runs one statement on the PostgreSQL server's maintenance database.
 fn admin(statement: &str) {
-    run_sql(postgres_admin_url(), statement.to_owned());
+    run_sql(postgres_admin_url(), statement.to_owned(), false);
 }
 
 /// Runs one statement on the database at `url`, on a thread of its own so that it works inside
 /// and outside a tokio runtime.
-fn run_sql(url: String, statement: String) {
+/// Runs `statement`; with `number`, returns the first column of its first row.
+fn run_sql(url: String, statement: String, number: bool) -> Option<i64> {
     std::thread::spawn(move || {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -97,14 +103,20 @@ fn run_sql(url: String, statement: String) {
                              AGENTBENCH_TEST_POSTGRES to another server): {error}"
                             )
                         });
-                sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
+                let statement = sqlx::AssertSqlSafe(statement);
+                if number {
+                    let query = sqlx::query_scalar::<_, i64>(statement);
+                    return Some(query.fetch_one(&mut connection).await.unwrap());
+                }
+                sqlx::raw_sql(statement)
                     .execute(&mut connection)
                     .await
                     .unwrap();
+                None
             })
     })
     .join()
-    .unwrap();
+    .unwrap()
 }
 
 /// `agentbench serve` as a child process; killed (SIGKILL) when dropped.
