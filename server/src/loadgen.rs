@@ -126,6 +126,18 @@ pub struct StepReport {
     pub seconds: f64,
     pub per_second: f64,
     pub latency: LatencySummary,
+    /// Processor time per measured step, over the measured window.
+    pub cpu: CpuReport,
+}
+
+/// Processor time (user and system, all threads) per measured step, in microseconds: a measure
+/// of cost that, unlike steps per second, holds still when the machine is busy with something
+/// else. `None` where it could not be read: the server's for a given server, either without
+/// Linux's `/proc`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CpuReport {
+    pub server_us_per_step: Option<f64>,
+    pub bench_us_per_step: Option<f64>,
 }
 
 /// Phase 3: resident memory of the spawned server before and after opening more episodes.
@@ -180,7 +192,8 @@ pub async fn run(settings: &LoadSettings) -> anyhow::Result<LoadReport> {
         "stepping for {:?} of warm-up and {:?} measured",
         settings.warmup, settings.duration
     ));
-    let steps = step_all(&api, &ids, settings.warmup, settings.duration).await;
+    let server_pid = spawned.as_ref().map(SpawnedServer::pid);
+    let steps = step_all(&api, &ids, server_pid, settings.warmup, settings.duration).await;
     let memory = match &spawned {
         None => MemoryReport::Skipped {
             reason: "the server was not spawned by the bench (--server)".to_owned(),
@@ -473,7 +486,13 @@ impl ClientTally {
 
 /// Phase 2: every client steps its own episode until the warm-up and the measured window are
 /// over; only steps started inside the window are measured.
-async fn step_all(api: &Api, ids: &[String], warmup: Duration, duration: Duration) -> StepReport {
+async fn step_all(
+    api: &Api,
+    ids: &[String],
+    server_pid: Option<u32>,
+    warmup: Duration,
+    duration: Duration,
+) -> StepReport {
     let measure_from = Instant::now() + warmup;
     let measure_until = measure_from + duration;
     let mut tasks = tokio::task::JoinSet::new();
@@ -482,6 +501,9 @@ async fn step_all(api: &Api, ids: &[String], warmup: Duration, duration: Duratio
         let id = id.clone();
         tasks.spawn(async move { step_loop(&api, &id, measure_from, measure_until).await });
     }
+    tokio::time::sleep_until(measure_from.into()).await;
+    let server_cpu = server_pid.map(|pid| cpu_seconds(&pid.to_string()));
+    let bench_cpu = cpu_seconds("self");
     let mut total = ClientTally::default();
     while let Some(joined) = tasks.join_next().await {
         match joined {
@@ -499,6 +521,15 @@ async fn step_all(api: &Api, ids: &[String], warmup: Duration, duration: Duratio
         .saturating_duration_since(measure_from)
         .as_secs_f64();
     let count = total.latencies_us.len() as u64;
+    let per_step = |before: Option<f64>, after: Option<f64>| {
+        let spent = after? - before?;
+        (count > 0).then(|| spent * 1e6 / count as f64)
+    };
+    let cpu = CpuReport {
+        server_us_per_step: server_pid
+            .and_then(|pid| per_step(server_cpu.flatten(), cpu_seconds(&pid.to_string()))),
+        bench_us_per_step: per_step(bench_cpu, cpu_seconds("self")),
+    };
     StepReport {
         count,
         errors: total.errors,
@@ -510,7 +541,26 @@ async fn step_all(api: &Api, ids: &[String], warmup: Duration, duration: Duratio
             0.0
         },
         latency: summarize(total.latencies_us),
+        cpu,
     }
+}
+
+/// The processor time process `pid` (or `self`) has used so far, all its threads, user and
+/// system, from `/proc/<pid>/stat` (Linux only).
+fn cpu_seconds(pid: &str) -> Option<f64> {
+    parse_cpu_seconds(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// `utime + stime` of a `/proc/<pid>/stat` line, in seconds. The fields are counted after the
+/// command name's closing parenthesis (the name may hold spaces), in clock ticks of `USER_HZ`,
+/// which Linux fixes at 100 for `/proc`.
+fn parse_cpu_seconds(stat: &str) -> Option<f64> {
+    const USER_HZ: f64 = 100.0;
+    let (_, fields) = stat.rsplit_once(')')?;
+    let mut fields = fields.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some((user + system) as f64 / USER_HZ)
 }
 
 async fn step_loop(
@@ -760,6 +810,13 @@ impl fmt::Display for LoadReport {
         if let Some(error) = &steps.first_error {
             writeln!(f, "         first error: {error}")?;
         }
+        let cpu = |us: Option<f64>| us.map_or("unknown".to_owned(), |us| format!("{us:.0} µs"));
+        writeln!(
+            f,
+            "cpu      per step: server {}, bench {}",
+            cpu(steps.cpu.server_us_per_step),
+            cpu(steps.cpu.bench_us_per_step)
+        )?;
         writeln!(f, "memory   {}", self.memory)?;
         write!(
             f,
@@ -830,6 +887,15 @@ mod tests {
         assert_eq!(parse_vm_rss(status), Some(1234 * 1024));
         assert_eq!(parse_vm_rss("Name:\tx\n"), None);
         assert_eq!(parse_vm_rss("VmRSS:\tlots kB\n"), None);
+    }
+
+    #[test]
+    fn cpu_time_is_user_plus_system_after_the_command_name() {
+        let stat = "4242 (tokio (rt) x) S 1 4242 4242 0 -1 4194560 2630 0 0 0 250 75 0 0 20 0 \
+                    9 0 1234 71541520 27317 18446744073709551615";
+        assert_eq!(parse_cpu_seconds(stat), Some(3.25));
+        assert_eq!(parse_cpu_seconds("4242 (x) S 1 2"), None);
+        assert!(cpu_seconds("self").is_some_and(|seconds| seconds >= 0.0));
     }
 
     #[test]
