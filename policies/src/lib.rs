@@ -18,7 +18,7 @@ mod types;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 use std::str::FromStr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use cedar_policy::{
     ActionConstraint, Authorizer, Context, Decision, Effect, Entities, Entity, EntityTypeName,
@@ -185,7 +185,7 @@ impl ToolPolicies {
     }
 }
 
-/// The most entries a tool's mask or judgement cache holds before it starts over.
+/// The most entries a mask or judgement cache holds before it starts over.
 const CACHE_ENTRIES: usize = 4096;
 
 /// An env's policies, ready to judge calls. Immutable; share it between episodes.
@@ -199,6 +199,10 @@ pub struct EnvPolicies {
     facts: CedarType,
     tools: BTreeMap<String, ToolPolicies>,
     policies: PolicySet,
+    /// Every context path a tool's mask reads (the union of the tools' `reads`): the whole mask
+    /// is a function of their values and of the tools the env allows, memoised by them.
+    mask_reads: Vec<Vec<String>>,
+    masks: Mutex<HashMap<String, Arc<Mask>>>,
 }
 
 impl std::fmt::Debug for EnvPolicies {
@@ -249,13 +253,20 @@ impl EnvPolicies {
             .collect();
         let principal = entity("Agent", "agent");
         let placeholder = entity("Env", &manifest.name);
-        let tools = manifest
+        let tools: BTreeMap<String, ToolPolicies> = manifest
             .tools
             .iter()
             .map(|tool| {
                 let entry = ToolPolicies::new(tool, &policies, &resource_types);
                 (tool.name.clone(), entry)
             })
+            .collect();
+        let mask_reads = tools
+            .values()
+            .filter(|entry| entry.can_forbid())
+            .flat_map(|entry| entry.reads.iter().cloned())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
             .collect();
         let actions = schema
             .action_entities()
@@ -269,6 +280,8 @@ impl EnvPolicies {
             facts,
             tools,
             policies,
+            mask_reads,
+            masks: Mutex::new(HashMap::new()),
         })
     }
 
@@ -373,9 +386,35 @@ impl EnvPolicies {
     /// blocked.
     ///
     /// A tool's access depends only on the parts of the context its policies read, so it is
-    /// cached by their values: Cedar evaluates each combination once per server.
-    pub fn mask(&self, env_allows: &[String], now: Situation<'_>) -> Mask {
+    /// cached by their values: Cedar evaluates each combination once per server. The whole
+    /// mask is memoised too, by the tools the env allows and the values all the tools read:
+    /// episodes in the same situation share one mask.
+    pub fn mask(&self, env_allows: &[String], now: Situation<'_>) -> Arc<Mask> {
         let history = serde_json::to_value(now.history).expect("history serializes");
+        let mut key = cache_key(&self.mask_reads, now.facts, &history, &Value::Null);
+        for tool in env_allows {
+            let _ = write!(key, "{tool}\u{1f}");
+        }
+        let memoised = self
+            .masks
+            .lock()
+            .expect("no panics under the lock")
+            .get(&key)
+            .cloned();
+        if let Some(mask) = memoised {
+            return mask;
+        }
+        let mask = Arc::new(self.tool_accesses(env_allows, now, &history));
+        let mut masks = self.masks.lock().expect("no panics under the lock");
+        if masks.len() >= CACHE_ENTRIES {
+            masks.clear();
+        }
+        masks.insert(key, Arc::clone(&mask));
+        mask
+    }
+
+    /// Each tool's access: `mask` without its memo.
+    fn tool_accesses(&self, env_allows: &[String], now: Situation<'_>, history: &Value) -> Mask {
         let mut context = None;
         self.tools
             .iter()
@@ -386,7 +425,7 @@ impl EnvPolicies {
                 if !entry.can_forbid() {
                     return (tool.clone(), Access::Allowed);
                 }
-                let key = cache_key(&entry.reads, now.facts, &history, &Value::Null);
+                let key = cache_key(&entry.reads, now.facts, history, &Value::Null);
                 let cached = entry
                     .cache
                     .lock()

@@ -148,6 +148,11 @@ fn the_mask_tells_allowed_from_blocked_from_conditional() {
     assert_eq!(mask(3, false, &every_tool)["send"], Access::Blocked);
     assert_eq!(mask(3, true, &every_tool)["read"], Access::Allowed);
     assert_eq!(mask(0, false, &every_tool[1..])["send"], Access::Blocked);
+    // After the other situations, the first one again is its memoised mask itself.
+    assert!(std::sync::Arc::ptr_eq(
+        &mask(0, false, &every_tool),
+        &untainted
+    ));
 }
 
 #[test]

@@ -58,6 +58,24 @@ fn main() {
         }),
     );
     report(
+        "step list_files",
+        time(iterations, || {
+            black_box(instance.step("list_files", r#"{}"#).unwrap());
+        }),
+    );
+    report(
+        "facts",
+        time(iterations, || {
+            black_box(instance.facts().unwrap());
+        }),
+    );
+    report(
+        "mask",
+        time(iterations, || {
+            black_box(instance.mask().unwrap());
+        }),
+    );
+    report(
         "step search_emails (10 results)",
         time(iterations, || {
             black_box(instance.step("search_emails", r#"{"limit": 10}"#).unwrap());

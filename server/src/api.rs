@@ -314,7 +314,7 @@ pub(crate) struct AgentNote {
 struct RecordedStep {
     #[serde(flatten)]
     record: StepRecord,
-    action_mask: Mask,
+    action_mask: Arc<Mask>,
     #[serde(skip_serializing_if = "Option::is_none")]
     agent: Option<AgentNote>,
 }
@@ -365,7 +365,7 @@ async fn step_episode(
     let index = record.index;
     let over = episode.is_over();
     let action_mask = if over {
-        Mask::new()
+        Arc::default()
     } else {
         episode.mask().clone()
     };

@@ -231,7 +231,7 @@ pub struct StepRecord {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub validation: Vec<ValidationIssue>,
     /// How each tool stood when the action was judged.
-    pub mask: Mask,
+    pub mask: Arc<Mask>,
     /// The policies that forbid this call: why it was blocked (`enforce`), or what it violated
     /// when it ran anyway (`audit`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -289,8 +289,8 @@ pub struct Progress {
     pub facts: Value,
     /// The tools the env itself allows now.
     pub env_mask: Vec<String>,
-    /// The env's mask combined with the policies.
-    pub mask: Mask,
+    /// The env's mask combined with the policies (shared by episodes in the same situation).
+    pub mask: Arc<Mask>,
 }
 
 /// A running episode: an instance plus the runtime's counters.
@@ -435,7 +435,7 @@ impl Episode {
     }
 
     /// How each tool stands for the next action.
-    pub fn mask(&self) -> &Mask {
+    pub fn mask(&self) -> &Arc<Mask> {
         &self.progress.mask
     }
 
