@@ -766,19 +766,21 @@ fn judgement_key(
 fn cache_key(reads: &[Vec<String>], facts: &Value, history: &Value, arguments: &Value) -> String {
     let mut key = String::new();
     for path in reads {
-        let value = match path.split_first() {
-            None => json!([facts, history, arguments]),
+        let _ = match path.split_first() {
+            None => write!(key, "[{facts},{history},{arguments}]"),
             Some((root, rest)) => {
                 let root = match root.as_str() {
                     "facts" => facts,
                     "arguments" => arguments,
                     _ => history,
                 };
-                let value = rest.iter().try_fold(root, |value, attr| value.get(attr));
-                value.cloned().unwrap_or(Value::Null)
+                match rest.iter().try_fold(root, |value, attr| value.get(attr)) {
+                    Some(value) => write!(key, "{value}"),
+                    None => write!(key, "null"),
+                }
             }
         };
-        let _ = write!(key, "{value}\u{1f}");
+        key.push('\u{1f}');
     }
     key
 }
