@@ -911,8 +911,8 @@ fn step_row(row: &AnyRow) -> Result<StepRow, StoreError> {
 }
 
 /// A step record as stored in `record_lz4`: its length as 4 little-endian bytes, then the LZ4
-/// block. About a third of the JSON text, and fast enough (a few µs a step) to sit on the step
-/// path: the pages a step writes, not the CPU, bound SQLite under load.
+/// block. About a third of the JSON text (a workspace step's 3.5 KB become 1.3 KB), so a third of
+/// the table's pages to write, checkpoint and keep, for a few µs of compression a step.
 fn pack(record: &str) -> Vec<u8> {
     lz4_flex::compress_prepend_size(record.as_bytes())
 }
