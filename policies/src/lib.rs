@@ -122,13 +122,13 @@ struct ToolPolicies {
     /// The parts of the context (`["history", "tainted"]`) the policies read, besides the
     /// arguments: the tool's access is a function of their values, cached by them.
     reads: Vec<Vec<String>>,
-    cache: Mutex<HashMap<String, Access>>,
+    cache: Memo<Access>,
     /// What judging a call reads: the context paths (the arguments included), the resource's
     /// attributes, and whether the resource's identity matters (`resource == ...`, `in`).
     judge_reads: Vec<Vec<String>>,
     resource_reads: Vec<String>,
     resource_identity: bool,
-    judgements: Mutex<HashMap<String, Forbidding>>,
+    judgements: Memo<Forbidding>,
 }
 
 /// The forbids a call on one resource satisfies (`None`) or failed to evaluate (the error).
@@ -171,11 +171,11 @@ impl ToolPolicies {
             policies,
             mask_policies,
             reads,
-            cache: Mutex::new(HashMap::new()),
+            cache: Memo::default(),
             judge_reads: judge_reads.into_iter().collect(),
             resource_reads: resource_reads.into_iter().collect(),
             resource_identity,
-            judgements: Mutex::new(HashMap::new()),
+            judgements: Memo::default(),
         }
     }
 
@@ -187,6 +187,33 @@ impl ToolPolicies {
 
 /// The most entries a mask or judgement cache holds before it starts over.
 const CACHE_ENTRIES: usize = 4096;
+
+/// Answers by cache key, shared between threads; it starts over once it holds `CACHE_ENTRIES`.
+struct Memo<V>(Mutex<HashMap<String, V>>);
+
+impl<V> Default for Memo<V> {
+    fn default() -> Memo<V> {
+        Memo(Mutex::new(HashMap::new()))
+    }
+}
+
+impl<V: Clone> Memo<V> {
+    fn get(&self, key: &str) -> Option<V> {
+        self.0
+            .lock()
+            .expect("no panics under the lock")
+            .get(key)
+            .cloned()
+    }
+
+    fn insert(&self, key: String, value: V) {
+        let mut entries = self.0.lock().expect("no panics under the lock");
+        if entries.len() >= CACHE_ENTRIES {
+            entries.clear();
+        }
+        entries.insert(key, value);
+    }
+}
 
 /// An env's policies, ready to judge calls. Immutable; share it between episodes.
 pub struct EnvPolicies {
@@ -202,7 +229,7 @@ pub struct EnvPolicies {
     /// Every context path a tool's mask reads (the union of the tools' `reads`): the whole mask
     /// is a function of their values and of the tools the env allows, memoised by them.
     mask_reads: Vec<Vec<String>>,
-    masks: Mutex<HashMap<String, Arc<Mask>>>,
+    masks: Memo<Arc<Mask>>,
 }
 
 impl std::fmt::Debug for EnvPolicies {
@@ -281,7 +308,7 @@ impl EnvPolicies {
             tools,
             policies,
             mask_reads,
-            masks: Mutex::new(HashMap::new()),
+            masks: Memo::default(),
         })
     }
 
@@ -333,13 +360,7 @@ impl EnvPolicies {
                 }
             };
             let key = judgement_key(entry, resource, &uid, now.facts, &history, arguments);
-            let cached = entry
-                .judgements
-                .lock()
-                .expect("no panics under the lock")
-                .get(&key)
-                .cloned();
-            let forbidding = match cached {
+            let forbidding = match entry.judgements.get(&key) {
                 Some(forbidding) => forbidding,
                 None => {
                     let context = context.get_or_insert_with(|| {
@@ -357,11 +378,7 @@ impl EnvPolicies {
                         Ok(forbidding) => forbidding,
                         Err(error) => return vec![self.failure(tool, error)],
                     };
-                    let mut cache = entry.judgements.lock().expect("no panics under the lock");
-                    if cache.len() >= CACHE_ENTRIES {
-                        cache.clear();
-                    }
-                    cache.insert(key, forbidding.clone());
+                    entry.judgements.insert(key, forbidding.clone());
                     forbidding
                 }
             };
@@ -395,21 +412,11 @@ impl EnvPolicies {
         for tool in env_allows {
             let _ = write!(key, "{tool}\u{1f}");
         }
-        let memoised = self
-            .masks
-            .lock()
-            .expect("no panics under the lock")
-            .get(&key)
-            .cloned();
-        if let Some(mask) = memoised {
+        if let Some(mask) = self.masks.get(&key) {
             return mask;
         }
         let mask = Arc::new(self.tool_accesses(env_allows, now, &history));
-        let mut masks = self.masks.lock().expect("no panics under the lock");
-        if masks.len() >= CACHE_ENTRIES {
-            masks.clear();
-        }
-        masks.insert(key, Arc::clone(&mask));
+        self.masks.insert(key, Arc::clone(&mask));
         mask
     }
 
@@ -426,13 +433,7 @@ impl EnvPolicies {
                     return (tool.clone(), Access::Allowed);
                 }
                 let key = cache_key(&entry.reads, now.facts, history, &Value::Null);
-                let cached = entry
-                    .cache
-                    .lock()
-                    .expect("no panics under the lock")
-                    .get(&key)
-                    .copied();
-                let access = cached.unwrap_or_else(|| {
+                let access = entry.cache.get(&key).unwrap_or_else(|| {
                     let context = context.get_or_insert_with(|| {
                         self.context(RestrictedExpression::new_unknown("arguments"), now)
                     });
@@ -440,11 +441,7 @@ impl EnvPolicies {
                         Ok(context) => self.partial_access(entry, context, &self.actions),
                         Err(_) => Access::Blocked,
                     };
-                    let mut cache = entry.cache.lock().expect("no panics under the lock");
-                    if cache.len() >= CACHE_ENTRIES {
-                        cache.clear();
-                    }
-                    cache.insert(key, access);
+                    entry.cache.insert(key, access);
                     access
                 });
                 (tool.clone(), access)
