@@ -130,10 +130,10 @@ pub struct StepReport {
     pub cpu: CpuReport,
 }
 
-/// Processor time (user and system, all threads) per measured step, in microseconds: a measure
-/// of cost that, unlike steps per second, holds still when the machine is busy with something
-/// else. `None` where it could not be read: the server's for a given server, either without
-/// Linux's `/proc`.
+/// Processor time (user and system, all threads) per measured step, in microseconds: the work a
+/// step costs, steadier than steps per second when something else competes for the machine.
+/// `None` where it could not be read: the server's for a given server, either without Linux's
+/// `/proc`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CpuReport {
     pub server_us_per_step: Option<f64>,
@@ -501,9 +501,9 @@ async fn step_all(
         let id = id.clone();
         tasks.spawn(async move { step_loop(&api, &id, measure_from, measure_until).await });
     }
+    let server_cpu = || server_pid.and_then(|pid| cpu_seconds(&pid.to_string()));
     tokio::time::sleep_until(measure_from.into()).await;
-    let server_cpu = server_pid.map(|pid| cpu_seconds(&pid.to_string()));
-    let bench_cpu = cpu_seconds("self");
+    let (server_before, bench_before) = (server_cpu(), cpu_seconds("self"));
     let mut total = ClientTally::default();
     while let Some(joined) = tasks.join_next().await {
         match joined {
@@ -526,9 +526,8 @@ async fn step_all(
         (count > 0).then(|| spent * 1e6 / count as f64)
     };
     let cpu = CpuReport {
-        server_us_per_step: server_pid
-            .and_then(|pid| per_step(server_cpu.flatten(), cpu_seconds(&pid.to_string()))),
-        bench_us_per_step: per_step(bench_cpu, cpu_seconds("self")),
+        server_us_per_step: per_step(server_before, server_cpu()),
+        bench_us_per_step: per_step(bench_before, cpu_seconds("self")),
     };
     StepReport {
         count,
