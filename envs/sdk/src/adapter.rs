@@ -15,6 +15,7 @@ use agentbench_env_contract::{
 };
 
 use crate::bindings;
+use crate::json;
 use crate::toolbox::{Dispatch, Step, Toolbox, schema_of};
 use crate::{Env, Rng};
 
@@ -291,21 +292,21 @@ impl<E: Env> bindings::Guest for Adapter<E> {
                 StepStatus::UnknownTool => bindings::StepStatus::UnknownTool,
                 StepStatus::NotRunning => bindings::StepStatus::NotRunning,
             },
-            observation: to_json(&output.observation),
+            observation: json::to_text(&output.observation),
             done: output.done,
             events: output
                 .events
                 .into_iter()
                 .map(|(kind, data)| bindings::Event {
                     kind,
-                    data: to_json(&data),
+                    data: json::to_text(&data),
                 })
                 .collect(),
         }
     }
 
     fn facts() -> bindings::Json {
-        with_harness::<E, _>(|harness| to_json(&harness.facts()))
+        with_harness::<E, _>(|harness| json::to_text(&harness.facts()))
     }
 
     fn resources(call: bindings::ToolCall) -> bindings::Json {

@@ -29,6 +29,7 @@
 
 mod adapter;
 pub mod dates;
+mod json;
 mod rng;
 pub mod testing;
 pub mod text;
