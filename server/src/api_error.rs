@@ -133,11 +133,20 @@ impl From<RuntimeError> for ApiError {
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> ApiError {
         tracing::error!(%error, "store error");
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "store_unavailable",
-            "the episode store failed; nothing of this request was recorded",
-        )
+        match error {
+            // Retrying cannot help: the bytes on disk are damaged. The log names which.
+            StoreError::Corrupt { .. } => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "store_corrupt",
+                "a record this request needs is damaged in the episode store; nothing of this \
+                 request was recorded",
+            ),
+            _ => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                "the episode store failed; nothing of this request was recorded",
+            ),
+        }
     }
 }
 

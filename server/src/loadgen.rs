@@ -9,6 +9,7 @@ use std::fmt;
 use std::future::Future;
 use std::io::{BufRead as _, BufReader};
 use std::path::Path;
+use std::pin::Pin;
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -16,14 +17,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use http_body_util::{BodyExt as _, Full};
-use hyper::body::Bytes;
-use hyper::header::CONTENT_TYPE;
-use hyper::{Method, Request, StatusCode, Uri};
+use hyper::body::{Bytes, Incoming};
+use hyper::client::conn::http1;
+use hyper::header::{CONTENT_TYPE, HOST};
+use hyper::http::uri::Authority;
+use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde::Serialize;
 use serde_json::{Value, json};
+use tokio::net::TcpStream;
 
 use crate::store::DbSync;
 
@@ -347,6 +351,12 @@ struct Answer {
 }
 
 impl Answer {
+    async fn read(response: Response<Incoming>) -> anyhow::Result<Answer> {
+        let status = response.status();
+        let body = response.into_body().collect().await?.to_bytes();
+        Ok(Answer { status, body })
+    }
+
     /// `status NNN: body`, for error messages.
     fn describe(&self) -> String {
         format!(
@@ -373,22 +383,32 @@ impl Api {
     }
 
     async fn send(&self, method: Method, uri: Uri, body: Bytes) -> anyhow::Result<Answer> {
-        let request = Request::builder()
-            .method(method)
-            .uri(uri)
-            .header(CONTENT_TYPE, "application/json")
-            .body(Full::new(body))
-            .context("cannot build a request")?;
+        let request = json_request(method, uri, body)?;
         let exchange = async {
             let response = self.client.request(request).await?;
-            let status = response.status();
-            let body = response.into_body().collect().await?.to_bytes();
-            anyhow::Ok(Answer { status, body })
+            Answer::read(response).await
         };
-        tokio::time::timeout(REQUEST_TIMEOUT, exchange)
-            .await
-            .with_context(|| format!("no answer within {REQUEST_TIMEOUT:?}"))?
-            .with_context(|| format!("cannot reach the server at {}", self.base))
+        within_timeout(exchange, &self.base).await
+    }
+
+    /// A connection of its own for one stepping client.
+    async fn connect(&self) -> anyhow::Result<Connection> {
+        let authority = self
+            .uri("")?
+            .authority()
+            .context("the server URL has no host")?
+            .clone();
+        let open = async {
+            let stream = TcpStream::connect(authority.as_str()).await?;
+            stream.set_nodelay(true)?;
+            let (sender, connection) = http1::handshake(TokioIo::new(stream)).await?;
+            anyhow::Ok(Connection {
+                sender,
+                connection: Box::pin(connection),
+                authority,
+            })
+        };
+        within_timeout(open, &self.base).await
     }
 
     /// Creates an episode; any answer but 201 is an error carrying the server's body.
@@ -428,6 +448,66 @@ impl Api {
         }
         Ok(())
     }
+}
+
+/// One stepping client's own keep-alive connection, driven by the client's task: a step is a
+/// write and a read on that task, with no pool to check a connection out of and no hand-off to
+/// a connection task and back (each a wake-up, which the bench would count as the server's
+/// latency and pay for in processor time the server then lacks).
+struct Connection {
+    sender: http1::SendRequest<Full<Bytes>>,
+    connection: Pin<Box<http1::Connection<TokioIo<TcpStream>, Full<Bytes>>>>,
+    authority: Authority,
+}
+
+impl Connection {
+    /// POSTs `body` to `path`; the connection is polled while the answer comes.
+    async fn post(&mut self, path: &Uri, body: Bytes) -> anyhow::Result<Answer> {
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(path.clone())
+            .header(HOST, self.authority.as_str())
+            .header(CONTENT_TYPE, "application/json")
+            .body(Full::new(body))
+            .context("cannot build a request")?;
+        let Connection {
+            sender, connection, ..
+        } = self;
+        let exchange = async {
+            sender.ready().await?;
+            Answer::read(sender.send_request(request).await?).await
+        };
+        let answer = async {
+            tokio::select! {
+                answer = exchange => answer,
+                ended = connection => match ended {
+                    Ok(()) => bail!("the server closed the connection"),
+                    Err(error) => Err(error.into()),
+                },
+            }
+        };
+        within_timeout(answer, &self.authority).await
+    }
+}
+
+fn json_request(method: Method, uri: Uri, body: Bytes) -> anyhow::Result<Request<Full<Bytes>>> {
+    Request::builder()
+        .method(method)
+        .uri(uri)
+        .header(CONTENT_TYPE, "application/json")
+        .body(Full::new(body))
+        .context("cannot build a request")
+}
+
+/// `exchange`'s result, or an error once `REQUEST_TIMEOUT` has passed without one.
+async fn within_timeout<T>(
+    exchange: impl Future<Output = anyhow::Result<T>>,
+    server: impl fmt::Display,
+) -> anyhow::Result<T> {
+    tokio::time::timeout(REQUEST_TIMEOUT, exchange)
+        .await
+        .with_context(|| format!("no answer within {REQUEST_TIMEOUT:?}"))?
+        .with_context(|| format!("cannot reach the server at {server}"))
 }
 
 /// Phase 1: one episode per client, all created at once (seeds `0..n_clients`). If any creation
@@ -569,27 +649,41 @@ async fn step_loop(
     measure_until: Instant,
 ) -> ClientTally {
     let mut tally = ClientTally::default();
-    let uri = match api.uri(&format!("/v1/episodes/{id}/steps")) {
-        Ok(uri) => uri,
+    let path: Uri = match format!("/v1/episodes/{id}/steps").parse() {
+        Ok(path) => path,
         Err(error) => {
-            tally.error(format!("{error:#}"));
+            tally.error(format!(
+                "cannot form a step path for episode {id:?}: {error}"
+            ));
             return tally;
         }
     };
     let body = Bytes::from_static(STEP_ACTION.as_bytes());
+    let mut connection = None;
     loop {
         let sent = Instant::now();
         if sent >= measure_until {
             return tally;
         }
-        match api.send(Method::POST, uri.clone(), body.clone()).await {
+        let answer = async {
+            if connection.is_none() {
+                connection = Some(api.connect().await?);
+            }
+            let connection = connection.as_mut().expect("connected above");
+            connection.post(&path, body.clone()).await
+        };
+        match answer.await {
             Ok(answer) if answer.status.is_success() => {
                 if sent >= measure_from {
                     tally.latencies_us.push(micros(sent.elapsed()));
                 }
             }
             Ok(answer) => tally.error(format!("step on {id}: {}", answer.describe())),
-            Err(error) => tally.error(format!("step on {id}: {error:#}")),
+            Err(error) => {
+                // The connection may be broken; the next step opens another.
+                connection = None;
+                tally.error(format!("step on {id}: {error:#}"));
+            }
         }
     }
 }

@@ -132,8 +132,8 @@ struct ErrorDetail {
     /// Stable and machine-readable: `malformed_json`, `unknown_field`, `invalid_request`,
     /// `payload_too_large`, `unsupported_media_type`, `not_found`, `invalid_task`,
     /// `episode_over`, `episode_expired`, `too_many_episodes`, `method_not_allowed`,
-    /// `unknown_route`, `invalid_query`, `run_not_done`, `store_unavailable`, `env_unavailable`,
-    /// `internal`.
+    /// `unknown_route`, `invalid_query`, `run_not_done`, `store_unavailable`, `store_corrupt`,
+    /// `env_unavailable`, `internal`.
     code: String,
     message: String,
     details: Value,

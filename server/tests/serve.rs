@@ -28,6 +28,7 @@ on_both_databases!(
     after_kill_9_a_restarted_server_continues_every_open_episode,
     with_relaxed_sync_too_every_step_survives_kill_9,
     an_episode_whose_env_changed_is_not_replayed,
+    a_damaged_step_record_is_reported_as_damaged,
     forks_diverge_independently,
     idle_episodes_expire_and_their_record_stays,
     past_the_open_limit_creation_answers_429_with_retry_after,
@@ -241,6 +242,33 @@ fn an_episode_whose_env_changed_is_not_replayed(db: Db) {
         ),
         (Some("open"), Some(1))
     );
+}
+
+fn a_damaged_step_record_is_reported_as_damaged(db: Db) {
+    let server = Server::start(&db, &[]);
+    let damaged = server.create(&json!({"env": "workspace"}));
+    let sound = server.create(&json!({"env": "workspace"}));
+    for id in [&damaged, &sound] {
+        server.step(id, &tool("list_files", json!({})));
+    }
+    // A torn write, as a disk or a hand with a SQL shell might leave it: the compressed record
+    // cut short after its length prefix.
+    db.execute(&format!(
+        "UPDATE steps SET record_lz4 = substr(record_lz4, 1, 6) WHERE episode_id = '{damaged}'"
+    ));
+
+    let refused = server.get(&format!("/v1/episodes/{damaged}"));
+    assert_eq!(
+        (refused.status, refused.code()),
+        (500, "store_corrupt"),
+        "{}",
+        refused.body
+    );
+    // Nothing else is touched: the other episode reads back, and both keep stepping.
+    assert_eq!(server.episode(&sound)["steps"].as_array().unwrap().len(), 1);
+    for id in [&damaged, &sound] {
+        assert_eq!(server.step(id, &tool("list_files", json!({}))).status, 200);
+    }
 }
 
 fn forks_diverge_independently(db: Db) {
