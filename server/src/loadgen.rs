@@ -19,7 +19,7 @@ use anyhow::{Context as _, bail};
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::client::conn::http1;
-use hyper::header::{CONTENT_TYPE, HOST};
+use hyper::header::{CONTENT_TYPE, HOST, HeaderValue};
 use hyper::http::uri::Authority;
 use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_util::client::legacy::Client;
@@ -399,7 +399,9 @@ impl Api {
             .context("the server URL has no host")?
             .clone();
         let open = async {
-            let stream = TcpStream::connect(authority.as_str()).await?;
+            // `http://host` names no port: HTTP's own.
+            let address = (authority.host(), authority.port_u16().unwrap_or(80));
+            let stream = TcpStream::connect(address).await?;
             stream.set_nodelay(true)?;
             let (sender, connection) = http1::handshake(TokioIo::new(stream)).await?;
             anyhow::Ok(Connection {
@@ -463,13 +465,9 @@ struct Connection {
 impl Connection {
     /// POSTs `body` to `path`; the connection is polled while the answer comes.
     async fn post(&mut self, path: &Uri, body: Bytes) -> anyhow::Result<Answer> {
-        let request = Request::builder()
-            .method(Method::POST)
-            .uri(path.clone())
-            .header(HOST, self.authority.as_str())
-            .header(CONTENT_TYPE, "application/json")
-            .body(Full::new(body))
-            .context("cannot build a request")?;
+        let mut request = json_request(Method::POST, path.clone(), body)?;
+        let host = HeaderValue::from_str(self.authority.as_str())?;
+        request.headers_mut().insert(HOST, host);
         let Connection {
             sender, connection, ..
         } = self;
