@@ -24,7 +24,7 @@ use agentbench_scorers::scored_step;
 use crate::api_error::ApiError;
 use crate::episodes::{EpisodeHandle, Live, OpenEpisode, new_episode_id};
 use crate::store::{self, EpisodeRow, EpisodeState, StepRow};
-use crate::{App, runs_api};
+use crate::{App, blocking, runs_api};
 
 type Body<T> = Result<Json<T>, JsonRejection>;
 
@@ -683,15 +683,6 @@ fn in_sandbox<T>(
     let output = work(episode);
     *slow = episode.fuel_spent().saturating_sub(before) > SLOW_FUEL;
     output
-}
-
-/// Runs sandbox work that may be long (restoring or replaying an episode) without stalling the
-/// other tasks of a multi-threaded runtime.
-fn blocking<T>(work: impl FnOnce() -> T) -> T {
-    match tokio::runtime::Handle::try_current().map(|handle| handle.runtime_flavor()) {
-        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
-        _ => work(),
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! The durable record of episodes and their steps, in a SQLite file (the default) or PostgreSQL,
-//! under one schema. Every write goes through one writer task that commits in groups, and a
-//! write's future resolves only once its transaction has committed.
+//! under one schema. Writes commit in groups, and a write's future resolves only once its
+//! transaction has committed: on SQLite the writing requests commit them themselves
+//! (`sqlite_writer`), on PostgreSQL one writer task does.
+
+mod sqlite_writer;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,10 +11,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::pool::PoolConnection;
+use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Any, AnyConnection, AnyPool, Connection as _, Row as _};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use agentbench_env_runtime::Mode;
+
+use sqlite_writer::SqliteWriter;
 
 /// A query for the columns `episode_row` reads, with its `WHERE` (and further) clauses.
 macro_rules! select_episodes {
@@ -52,6 +58,22 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
 /// The most writes one transaction commits.
 const MAX_GROUP: usize = 512;
 
+/// The writes' statements, the same text for both databases (SQLite reads `$N` as the Nth
+/// parameter when they come in order).
+const INSERT_EPISODE: &str = "INSERT INTO episodes (id, env, env_version, env_hash, seed, task, \
+     observation, forked_from, forked_after, state, outcome, created_ms, mode) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+/// A fork's copy of its parent's steps (their request ids stay with the parent).
+const COPY_STEPS: &str = "INSERT INTO steps (episode_id, idx, request_id, record, record_lz4) \
+     SELECT $1, idx, NULL, record, record_lz4 FROM steps WHERE episode_id = $2";
+const INSERT_STEP: &str =
+    "INSERT INTO steps (episode_id, idx, request_id, record_lz4) VALUES ($1, $2, $3, $4)";
+const END_EPISODE_WITH_OUTCOME: &str =
+    "UPDATE episodes SET state = $1, outcome = $2, ended_ms = $3 WHERE id = $4";
+const END_EPISODE: &str = "UPDATE episodes SET state = $1, ended_ms = $2 WHERE id = $3";
+const DELETE_STEPS: &str = "DELETE FROM steps WHERE episode_id = $1";
+const DELETE_EPISODE: &str = "DELETE FROM episodes WHERE id = $1";
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("unsupported database url `{0}`: expected sqlite://PATH or postgres://...")]
@@ -71,6 +93,10 @@ pub enum StoreError {
     },
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("an in-memory SQLite database cannot hold the store: give a file, sqlite://PATH")]
+    InMemory,
     #[error("a stored {what} is corrupt: {reason}")]
     Corrupt { what: &'static str, reason: String },
     #[error("the store's writer has stopped")]
@@ -214,11 +240,19 @@ struct Pending {
     done: oneshot::Sender<Result<(), StoreError>>,
 }
 
-/// The store: a connection pool for reads and the writer task's queue.
+/// The store: a connection pool for reads, and the writer.
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: AnyPool,
-    writes: mpsc::Sender<Pending>,
+    writer: Writer,
+}
+
+#[derive(Debug, Clone)]
+enum Writer {
+    /// SQLite: the writing requests commit (see `sqlite_writer`).
+    Sqlite(Arc<SqliteWriter>),
+    /// PostgreSQL: the queue of the task that commits (see `writer`).
+    Task(mpsc::Sender<Pending>),
 }
 
 impl Store {
@@ -227,6 +261,10 @@ impl Store {
     pub async fn open(url: &str, sync: DbSync) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let (url, sqlite) = if url.starts_with("sqlite:") {
+            // The writer's own connection and the readers' must reach the same database.
+            if url.contains(":memory:") || url.contains("mode=memory") {
+                return Err(StoreError::InMemory);
+            }
             (sqlite_url(url), true)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             (url.to_owned(), false)
@@ -235,9 +273,9 @@ impl Store {
         };
         // WAL lets SQLite's readers run beside the writer. Its checkpoints (copying the WAL
         // back into the database file) are left to `checkpointer`, off the commit path. A
-        // multi-row INSERT keeps a statement journal (to undo just that statement), which past
-        // 64 KiB SQLite would spill to a temporary file it opens and writes on every commit:
-        // `temp_store = MEMORY` keeps it in memory.
+        // statement that changes many rows inside a transaction (a fork's copy of its parent's
+        // steps) keeps a statement journal (to undo just that statement), which past 64 KiB
+        // SQLite would spill to a temporary file: `temp_store = MEMORY` keeps it in memory.
         let setup = match (sqlite, sync) {
             (true, sync) => format!(
                 "PRAGMA journal_mode = WAL; PRAGMA synchronous = {}; PRAGMA busy_timeout = 10000; \
@@ -251,15 +289,16 @@ impl Store {
             (false, DbSync::Full) => "SET synchronous_commit = on".to_owned(),
             (false, DbSync::Normal) => "SET synchronous_commit = off".to_owned(),
         };
-        // SQLite: the writer keeps one connection, the checkpointer uses one now and then, and
-        // readers share the rest. Its connections are in process and cannot drop, so they are
+        // SQLite: the checkpointer uses one connection now and then, and readers share the
+        // rest (the writer has its own, outside the pool). Its connections are in process and cannot drop, so they are
         // not pinged before each use (a round trip to the connection's thread).
+        let connect_setup = setup.clone();
         let options = AnyPoolOptions::new()
             .max_connections(if sqlite { 5 } else { 8 })
             .test_before_acquire(!sqlite)
             .after_connect(move |connection, _| {
                 // Only the constant text above, with one of two fixed words put in.
-                let setup = sqlx::AssertSqlSafe(setup.clone());
+                let setup = sqlx::AssertSqlSafe(connect_setup.clone());
                 Box::pin(async move {
                     sqlx::raw_sql(setup).execute(connection).await?;
                     Ok(())
@@ -273,14 +312,28 @@ impl Store {
                 source,
             })?;
         migrate(&pool).await?;
-        let (writes, queue) = mpsc::channel(4 * MAX_GROUP);
-        let (committed, commits) = watch::channel(());
-        let restart_due = Arc::new(AtomicBool::new(false));
-        if sqlite {
-            tokio::spawn(checkpointer(pool.clone(), commits, restart_due.clone()));
-        }
-        tokio::spawn(writer(pool.clone(), queue, committed, restart_due));
-        Ok(Store { pool, writes })
+        let writer = if sqlite {
+            let options: SqliteConnectOptions = url.parse().map_err(|source| StoreError::Open {
+                url: url.clone(),
+                source,
+            })?;
+            let (committed, commits) = watch::channel(());
+            let restart_due = Arc::new(AtomicBool::new(false));
+            let writer = SqliteWriter::open(
+                options.get_filename(),
+                &setup,
+                sync,
+                committed,
+                restart_due.clone(),
+            )?;
+            tokio::spawn(checkpointer(pool.clone(), commits, restart_due));
+            Writer::Sqlite(Arc::new(writer))
+        } else {
+            let (writes, queue) = mpsc::channel(4 * MAX_GROUP);
+            tokio::spawn(writer(pool.clone(), queue));
+            Writer::Task(writes)
+        };
+        Ok(Store { pool, writer })
     }
 
     /// Records a new episode; a fork also copies `copy_steps_from`'s steps.
@@ -338,12 +391,17 @@ impl Store {
     }
 
     async fn write(&self, write: Write) -> Result<(), StoreError> {
-        let (done, committed) = oneshot::channel();
-        self.writes
-            .send(Pending { write, done })
-            .await
-            .map_err(|_| StoreError::WriterStopped)?;
-        committed.await.map_err(|_| StoreError::WriterStopped)?
+        match &self.writer {
+            Writer::Sqlite(writer) => writer.write(write).await,
+            Writer::Task(writes) => {
+                let (done, committed) = oneshot::channel();
+                writes
+                    .send(Pending { write, done })
+                    .await
+                    .map_err(|_| StoreError::WriterStopped)?;
+                committed.await.map_err(|_| StoreError::WriterStopped)?
+            }
+        }
     }
 
     pub async fn episode(&self, id: &str) -> Result<Option<EpisodeRow>, StoreError> {
@@ -578,15 +636,10 @@ async fn migrate(pool: &AnyPool) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Commits queued writes in groups: everything queued while one transaction commits goes into
-/// the next. When a group fails, its writes are retried one by one so that one bad write fails
-/// alone.
-async fn writer(
-    pool: AnyPool,
-    mut queue: mpsc::Receiver<Pending>,
-    committed: watch::Sender<()>,
-    restart_due: Arc<AtomicBool>,
-) {
+/// PostgreSQL's writer: commits queued writes in groups, everything queued while one
+/// transaction commits going into the next. When a group fails, its writes are retried one by one
+/// so that one bad write fails alone.
+async fn writer(pool: AnyPool, mut queue: mpsc::Receiver<Pending>) {
     let mut connection = WriterConnection {
         pool,
         connection: None,
@@ -596,7 +649,6 @@ async fn writer(
         let writes: Vec<&Write> = group.iter().map(|pending| &pending.write).collect();
         let result = connection.commit(&writes).await;
         drop(writes);
-        committed.send_replace(());
         match result {
             Err(error) if group.len() == 1 => {
                 let pending = group.pop().expect("a group of one");
@@ -613,11 +665,6 @@ async fn writer(
                     let _ = pending.done.send(Ok(()));
                 }
             }
-        }
-        if restart_due.swap(false, Ordering::Relaxed)
-            && let Err(error) = connection.restart_wal().await
-        {
-            tracing::warn!(%error, "cannot start the SQLite WAL over");
         }
     }
 }
@@ -640,7 +687,7 @@ const WAL_SIZE_LIMIT_BYTES: u64 = 64 << 20;
 /// during every checkpoint: under sustained writes it would grow without bound. So once it is
 /// past `WAL_RESTART_FRAMES` the checkpointer sets `restart_due`, and the writer, between two
 /// commits, copies the few pages committed since and starts the WAL over
-/// (`WriterConnection::restart_wal`). Ends with the writer.
+/// (`sqlite_writer::restart_wal`). Ends with the writer.
 async fn checkpointer(
     pool: AnyPool,
     mut commits: watch::Receiver<()>,
@@ -664,9 +711,8 @@ async fn checkpoint<'c>(
     Ok(row.try_get::<i64, _>(1)?)
 }
 
-/// The writer's connection, kept from one commit to the next: its page cache stays valid (no
-/// other connection writes), and no pool hand-out precedes each commit. A commit that fails
-/// gives it back, so a broken connection is not used again.
+/// The writer's connection, kept from one commit to the next: no pool hand-out precedes each
+/// commit. A commit that fails gives it back, so a broken connection is not used again.
 struct WriterConnection {
     pool: AnyPool,
     connection: Option<PoolConnection<Any>>,
@@ -687,19 +733,11 @@ impl WriterConnection {
         }
         result
     }
-
-    /// Copies the rest of SQLite's WAL into the database and starts it over. Only the writer
-    /// can: no commit lands meanwhile.
-    async fn restart_wal(&mut self) -> Result<(), StoreError> {
-        let connection = self.connection().await?;
-        checkpoint(&mut **connection, "PRAGMA wal_checkpoint(RESTART)").await?;
-        Ok(())
-    }
 }
 
 async fn commit(connection: &mut AnyConnection, writes: &[&Write]) -> Result<(), StoreError> {
-    // Steps go in as one multi-row INSERT per group: on SQLite each statement is a round trip
-    // to the connection's thread. No write in a group depends on a step of the same group
+    // Steps go in as one multi-row INSERT per group: each statement is a round trip to the
+    // server. No write in a group depends on a step of the same group
     // (a step's episode was created before the step could be asked for).
     let steps: Vec<(&str, &PackedStep)> = writes
         .iter()
@@ -738,15 +776,13 @@ async fn commit(connection: &mut AnyConnection, writes: &[&Write]) -> Result<(),
             ..
         } = write
         {
-            sqlx::query(
-                "UPDATE episodes SET state = $1, outcome = $2, ended_ms = $3 WHERE id = $4",
-            )
-            .bind(state.as_str())
-            .bind(outcome.as_deref())
-            .bind(now_ms())
-            .bind(episode_id)
-            .execute(&mut *tx)
-            .await?;
+            sqlx::query(END_EPISODE_WITH_OUTCOME)
+                .bind(state.as_str())
+                .bind(outcome.as_deref())
+                .bind(now_ms())
+                .bind(episode_id)
+                .execute(&mut *tx)
+                .await?;
         }
     }
     tx.commit().await?;
@@ -802,40 +838,33 @@ async fn apply(tx: &mut sqlx::Transaction<'_, sqlx::Any>, write: &Write) -> Resu
                 Some((parent, after)) => (Some(parent.as_str()), Some(i64::from(*after))),
                 None => (None, None),
             };
-            sqlx::query(
-                "INSERT INTO episodes (id, env, env_version, env_hash, seed, task, observation, \
-                 forked_from, forked_after, state, outcome, created_ms, mode) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-            )
-            .bind(&episode.id)
-            .bind(&episode.env)
-            .bind(&episode.env_version)
-            .bind(&episode.env_hash)
-            .bind(episode.seed.cast_signed())
-            .bind(&episode.task)
-            .bind(&episode.observation)
-            .bind(forked_from)
-            .bind(forked_after)
-            .bind(episode.state.as_str())
-            .bind(episode.outcome.as_deref())
-            .bind(episode.created_ms)
-            .bind(episode.mode.as_str())
-            .execute(&mut **tx)
-            .await?;
-            if let Some(parent) = copy_steps_from {
-                sqlx::query(
-                    "INSERT INTO steps (episode_id, idx, request_id, record, record_lz4) \
-                     SELECT $1, idx, NULL, record, record_lz4 FROM steps WHERE episode_id = $2",
-                )
+            sqlx::query(INSERT_EPISODE)
                 .bind(&episode.id)
-                .bind(parent)
+                .bind(&episode.env)
+                .bind(&episode.env_version)
+                .bind(&episode.env_hash)
+                .bind(episode.seed.cast_signed())
+                .bind(&episode.task)
+                .bind(&episode.observation)
+                .bind(forked_from)
+                .bind(forked_after)
+                .bind(episode.state.as_str())
+                .bind(episode.outcome.as_deref())
+                .bind(episode.created_ms)
+                .bind(episode.mode.as_str())
                 .execute(&mut **tx)
                 .await?;
+            if let Some(parent) = copy_steps_from {
+                sqlx::query(COPY_STEPS)
+                    .bind(&episode.id)
+                    .bind(parent)
+                    .execute(&mut **tx)
+                    .await?;
             }
         }
         Write::Append { .. } => unreachable!("commit inserts steps in groups"),
         Write::End { episode_id, state } => {
-            sqlx::query("UPDATE episodes SET state = $1, ended_ms = $2 WHERE id = $3")
+            sqlx::query(END_EPISODE)
                 .bind(state.as_str())
                 .bind(now_ms())
                 .bind(episode_id)
@@ -843,11 +872,11 @@ async fn apply(tx: &mut sqlx::Transaction<'_, sqlx::Any>, write: &Write) -> Resu
                 .await?;
         }
         Write::Delete { episode_id } => {
-            sqlx::query("DELETE FROM steps WHERE episode_id = $1")
+            sqlx::query(DELETE_STEPS)
                 .bind(episode_id)
                 .execute(&mut **tx)
                 .await?;
-            sqlx::query("DELETE FROM episodes WHERE id = $1")
+            sqlx::query(DELETE_EPISODE)
                 .bind(episode_id)
                 .execute(&mut **tx)
                 .await?;

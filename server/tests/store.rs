@@ -1,11 +1,11 @@
 //! The store on its own: the migrations of recorded steps (the request-id index, compressed
-//! records) on a database recorded before them, on SQLite and PostgreSQL, and SQLite's WAL under
-//! sustained writes.
+//! records) on a database recorded before them and concurrent writes with a bad one among them,
+//! on SQLite and PostgreSQL, and SQLite's WAL under sustained writes.
 
 mod support;
 
 use agentbench_env_runtime::Mode;
-use agentbench_server::store::{DbSync, EpisodeRow, EpisodeState, StepRow, Store};
+use agentbench_server::store::{DbSync, EpisodeRow, EpisodeState, StepRow, Store, StoreError};
 use support::Db;
 
 fn episode(id: &str) -> EpisodeRow {
@@ -118,6 +118,59 @@ async fn steps_survive_the_migrations_on_sqlite() {
 #[tokio::test]
 async fn steps_survive_the_migrations_on_postgres() {
     steps_survive_the_migrations(Db::postgres()).await;
+}
+
+/// Concurrent writes commit in groups; one that breaks a constraint (a step index recorded
+/// twice) fails alone, and every other is recorded once.
+async fn a_bad_write_among_concurrent_ones_fails_alone(db: Db) {
+    const STEPS: u32 = 300;
+    let store = Store::open(&db.url(), DbSync::Normal).await.unwrap();
+    store.create_episode(episode("e"), None).await.unwrap();
+    let mut writes = tokio::task::JoinSet::new();
+    // Step 150 is written twice.
+    for index in (0..STEPS).chain([150]) {
+        let store = store.clone();
+        writes.spawn(async move {
+            let step = StepRow {
+                index,
+                request_id: None,
+                record: format!(r#"{{"index":{index}}}"#),
+            };
+            store.append_step("e", step, None).await.is_ok()
+        });
+    }
+    let mut failed = 0;
+    while let Some(recorded) = writes.join_next().await {
+        failed += usize::from(!recorded.unwrap());
+    }
+    assert_eq!(failed, 1);
+    let steps = store.steps("e").await.unwrap();
+    let indexes: Vec<u32> = steps.iter().map(|step| step.index).collect();
+    assert_eq!(indexes, (0..STEPS).collect::<Vec<_>>());
+    assert!(
+        steps
+            .iter()
+            .all(|step| step.record == format!(r#"{{"index":{}}}"#, step.index))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_write_among_concurrent_ones_fails_alone_on_sqlite() {
+    a_bad_write_among_concurrent_ones_fails_alone(Db::sqlite()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_write_among_concurrent_ones_fails_alone_on_postgres() {
+    a_bad_write_among_concurrent_ones_fails_alone(Db::postgres()).await;
+}
+
+/// The writer's connection and the readers' would each see a database of their own.
+#[tokio::test]
+async fn an_in_memory_sqlite_database_is_refused() {
+    for url in ["sqlite::memory:", "sqlite://store.db?mode=memory"] {
+        let error = Store::open(url, DbSync::Normal).await.unwrap_err();
+        assert!(matches!(error, StoreError::InMemory), "{url}: {error}");
+    }
 }
 
 /// SQLite's WAL only starts over when a write finds all of it copied into the database, which

@@ -1,0 +1,240 @@
+//! SQLite's writes, committed by the requests that make them: a write that finds no commit under
+//! way commits at once on the request's own thread, and every write queued while a commit runs
+//! goes into the next one, a group that a spawned task commits.
+//!
+//! A step's write is thus one INSERT on the caller's thread when the server is quiet (no hop to a
+//! writer task and on to a database thread, each a wake-up that costs tens of µs), and writes
+//! still commit in groups under load. The connection is `rusqlite`'s, over the same SQLite library
+//! as sqlx's readers.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
+use tokio::sync::{oneshot, watch};
+
+use crate::blocking;
+
+use super::{
+    COPY_STEPS, DELETE_EPISODE, DELETE_STEPS, DbSync, END_EPISODE, END_EPISODE_WITH_OUTCOME,
+    INSERT_EPISODE, INSERT_STEP, MAX_GROUP, Pending, StoreError, Write, now_ms,
+};
+
+/// The writer: the queue of writes waiting for a commit, and the connection that commits them.
+#[derive(Debug)]
+pub(super) struct SqliteWriter {
+    queue: Mutex<Queue>,
+    /// Locked only by the one committing (see `Queue::committing`), so never waited on.
+    connection: Mutex<Connection>,
+    /// Told after every commit, for the checkpointer.
+    committed: watch::Sender<()>,
+    /// Set by the checkpointer when the WAL should start over (see `super::checkpointer`).
+    restart_due: Arc<AtomicBool>,
+    /// Whether a commit waits for the disk (`synchronous = FULL`), a millisecond or more.
+    syncs: bool,
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    waiting: Vec<Pending>,
+    /// Whether a commit is under way or due: its committer takes `waiting` next. While false,
+    /// `waiting` is empty.
+    committing: bool,
+}
+
+impl SqliteWriter {
+    /// Opens a connection to the database file at `path` (created and migrated already) and
+    /// runs `setup` (its pragmas) on it.
+    pub(super) fn open(
+        path: &Path,
+        setup: &str,
+        sync: DbSync,
+        committed: watch::Sender<()>,
+        restart_due: Arc<AtomicBool>,
+    ) -> Result<SqliteWriter, rusqlite::Error> {
+        // The connection is only ever used under its mutex: SQLite's own locking is not needed.
+        let connection = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        connection.execute_batch(setup)?;
+        Ok(SqliteWriter {
+            queue: Mutex::default(),
+            connection: Mutex::new(connection),
+            committed,
+            restart_due,
+            syncs: sync == DbSync::Full,
+        })
+    }
+
+    /// Commits `write`, alone or in a group; resolves once its transaction has committed.
+    pub(super) async fn write(self: &Arc<Self>, write: Write) -> Result<(), StoreError> {
+        let (done, committed) = oneshot::channel();
+        let commit_now = {
+            let mut queue = lock(&self.queue);
+            queue.waiting.push(Pending { write, done });
+            !std::mem::replace(&mut queue.committing, true)
+        };
+        // A commit that waits for the disk leaves the worker's other tasks to another thread.
+        let more = commit_now
+            && if self.syncs {
+                blocking(|| self.commit_group())
+            } else {
+                self.commit_group()
+            };
+        if more {
+            // Writes queued during this commit: a task commits them, and those queued meanwhile,
+            // so that this request answers now.
+            let writer = Arc::clone(self);
+            tokio::spawn(async move {
+                loop {
+                    // Lets the requests of this worker run between two commits.
+                    tokio::task::yield_now().await;
+                    if !blocking(|| writer.commit_group()) {
+                        break;
+                    }
+                }
+            });
+        }
+        committed.await.map_err(|_| StoreError::WriterStopped)?
+    }
+
+    /// Commits what is waiting, at most `MAX_GROUP` writes, and answers each. Returns whether
+    /// more writes are waiting, which the caller then commits (`committing` stays true).
+    fn commit_group(&self) -> bool {
+        let group: Vec<Pending> = {
+            let mut queue = lock(&self.queue);
+            let take = queue.waiting.len().min(MAX_GROUP);
+            queue.waiting.drain(..take).collect()
+        };
+        let mut connection = lock(&self.connection);
+        let writes: Vec<&Write> = group.iter().map(|pending| &pending.write).collect();
+        let result = commit(&mut connection, &writes);
+        drop(writes);
+        self.committed.send_replace(());
+        match result {
+            // A group that fails is retried one write at a time, so that one bad write fails
+            // alone.
+            Err(_) if group.len() > 1 => {
+                for pending in group {
+                    let _ = pending
+                        .done
+                        .send(commit(&mut connection, &[&pending.write]));
+                }
+            }
+            result => {
+                let mut result = Some(result);
+                for pending in group {
+                    let _ = pending.done.send(match result.take() {
+                        Some(Err(error)) => Err(error),
+                        _ => Ok(()),
+                    });
+                }
+            }
+        }
+        // Waits for the readers still on the old WAL.
+        if self.restart_due.swap(false, Ordering::Relaxed)
+            && let Err(error) = blocking(|| restart_wal(&connection))
+        {
+            tracing::warn!(%error, "cannot start the SQLite WAL over");
+        }
+        drop(connection);
+        let mut queue = lock(&self.queue);
+        queue.committing = !queue.waiting.is_empty();
+        queue.committing
+    }
+}
+
+/// Commits `writes` in one transaction, in order. A lone step without an end commits as its
+/// INSERT alone, without BEGIN and COMMIT: atomic and as durable.
+fn commit(connection: &mut Connection, writes: &[&Write]) -> Result<(), StoreError> {
+    if let [write @ Write::Append { end: None, .. }] = writes {
+        return apply(connection, write);
+    }
+    let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    for write in writes {
+        apply(&tx, write)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+fn apply(connection: &Connection, write: &Write) -> Result<(), StoreError> {
+    match write {
+        Write::Create {
+            episode,
+            copy_steps_from,
+        } => {
+            let (forked_from, forked_after) = match &episode.forked_from {
+                Some((parent, after)) => (Some(parent.as_str()), Some(i64::from(*after))),
+                None => (None, None),
+            };
+            connection.prepare_cached(INSERT_EPISODE)?.execute(params![
+                episode.id,
+                episode.env,
+                episode.env_version,
+                episode.env_hash,
+                episode.seed.cast_signed(),
+                episode.task,
+                episode.observation,
+                forked_from,
+                forked_after,
+                episode.state.as_str(),
+                episode.outcome,
+                episode.created_ms,
+                episode.mode.as_str(),
+            ])?;
+            if let Some(parent) = copy_steps_from {
+                connection
+                    .prepare_cached(COPY_STEPS)?
+                    .execute(params![episode.id, parent])?;
+            }
+        }
+        Write::Append {
+            episode_id,
+            step,
+            end,
+        } => {
+            connection.prepare_cached(INSERT_STEP)?.execute(params![
+                episode_id,
+                i64::from(step.index),
+                step.request_id,
+                step.record_lz4,
+            ])?;
+            if let Some((state, outcome)) = end {
+                connection
+                    .prepare_cached(END_EPISODE_WITH_OUTCOME)?
+                    .execute(params![state.as_str(), outcome, now_ms(), episode_id,])?;
+            }
+        }
+        Write::End { episode_id, state } => {
+            connection.prepare_cached(END_EPISODE)?.execute(params![
+                state.as_str(),
+                now_ms(),
+                episode_id
+            ])?;
+        }
+        Write::Delete { episode_id } => {
+            connection
+                .prepare_cached(DELETE_STEPS)?
+                .execute(params![episode_id])?;
+            connection
+                .prepare_cached(DELETE_EPISODE)?
+                .execute(params![episode_id])?;
+        }
+    }
+    Ok(())
+}
+
+/// Copies the rest of SQLite's WAL into the database and starts it over. Only the writer can:
+/// no commit lands meanwhile.
+fn restart_wal(connection: &Connection) -> Result<(), rusqlite::Error> {
+    connection.query_row("PRAGMA wal_checkpoint(RESTART)", [], |_| Ok(()))
+}
+
+/// A lock whose holder cannot leave its data half changed: a panic while holding it leaves
+/// nothing to repair.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
