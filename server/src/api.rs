@@ -24,7 +24,7 @@ use agentbench_scorers::scored_step;
 use crate::api_error::ApiError;
 use crate::episodes::{EpisodeHandle, Live, OpenEpisode, new_episode_id};
 use crate::store::{self, EpisodeRow, EpisodeState, StepRow};
-use crate::{App, blocking, runs_api};
+use crate::{App, runs_api};
 
 type Body<T> = Result<Json<T>, JsonRejection>;
 
@@ -336,46 +336,49 @@ async fn step_episode(
     };
     // Holding the episode's lock for the whole step, its recording included, serialises
     // concurrent steps on it.
-    let mut guard = handle.lock().await;
+    let guard = handle.clone().lock_owned().await;
     if guard.closed {
         drop(guard);
         return from_store(request.request_id.as_deref()).await;
     }
-    let open = &mut *guard;
-    open.touch();
-    make_hot(&app, &handle, open).await?;
+    let mut guard = make_hot(&app, &handle, guard).await?;
+    guard.touch();
     if let Some(request_id) = &request.request_id
-        && open.request_ids.contains_key(request_id)
+        && guard.request_ids.contains_key(request_id)
     {
         return from_store(Some(request_id)).await;
     }
-    let mut slow = open.slow;
-    let episode = open.hot();
-    let step =
-        |episode: &mut Episode| scored_step(episode, request.action, request.tokens, &app.scorers);
-    let record = match in_sandbox(&mut slow, episode, step) {
+    let step = {
+        let app = Arc::clone(&app);
+        let (action, tokens) = (request.action, request.tokens);
+        move |episode: &mut Episode| scored_step(episode, action, tokens, &app.scorers)
+    };
+    let (mut guard, stepped) = in_sandbox(guard, step).await?;
+    let record = match stepped {
         Ok(record) => record,
         Err(error) => {
             // The env failed past the point a step records its failure (say, reading the mask
             // after the call): let the next request rebuild the episode from its record.
-            app.episodes.make_cold(open);
+            app.episodes.make_cold(&mut guard);
             return Err(error.into());
         }
     };
     let index = record.index;
-    let over = episode.is_over();
+    let over = guard.hot().is_over();
     let action_mask = if over {
         Arc::default()
     } else {
-        episode.mask().clone()
+        guard.hot().mask().clone()
     };
     // An env that failed cannot be evaluated: the episode stays without outcome (unmeasured).
     let outcome = if over {
-        in_sandbox(&mut slow, episode, |episode| episode.outcome()).ok()
+        let (evaluated, outcome) = in_sandbox(guard, |episode| episode.outcome()).await?;
+        guard = evaluated;
+        outcome.ok()
     } else {
         None
     };
-    open.slow = slow;
+    let open = &mut *guard;
     // Serialised once: the observation and events stay the guest's own text, and the answer is
     // the stored text with the request id and the outcome added, as `stored_step` shows it.
     let record = serde_json::to_string(&RecordedStep {
@@ -443,27 +446,39 @@ async fn action_schema(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     record_episode(&id);
-    let (handle, mut guard) = lock_open(&app, &id).await?;
-    let open = &mut *guard;
-    open.touch();
-    make_hot(&app, &handle, open).await?;
-    let episode = open.hot();
+    let (handle, guard) = lock_open(&app, &id).await?;
+    let mut guard = make_hot(&app, &handle, guard).await?;
+    guard.touch();
+    let episode = guard.hot();
     Ok(Json(episode.env().action_schema(episode.mask())))
 }
 
+/// An open episode, locked for as long as a request works on it.
+type Locked = OwnedMutexGuard<OpenEpisode>;
+
 /// Brings an open episode into a live instance; a cold one is replayed from its recorded steps.
+/// Restoring takes a millisecond or more (an instance, a saved state or a replay, and parking
+/// another episode to make room), so it runs on a blocking thread: this thread's other requests
+/// go on meanwhile.
 async fn make_hot(
-    app: &App,
+    app: &Arc<App>,
     handle: &EpisodeHandle,
-    open: &mut OpenEpisode,
-) -> Result<(), ApiError> {
+    mut open: Locked,
+) -> Result<Locked, ApiError> {
     let steps = match open.live {
-        Live::Hot(_) => return Ok(()),
+        Live::Hot(_) => return Ok(open),
         Live::Parked(_) => None,
         Live::Cold => Some(app.store.steps(&open.id).await?),
     };
-    blocking(|| app.episodes.make_hot(handle, open, steps.as_deref()))?;
-    Ok(())
+    let (app, handle) = (Arc::clone(app), Arc::clone(handle));
+    let (open, restored) = tokio::task::spawn_blocking(move || {
+        let restored = app.episodes.make_hot(&handle, &mut open, steps.as_deref());
+        (open, restored)
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    restored?;
+    Ok(open)
 }
 
 /// Answers a step request on an episode that is not open here: a retried request from its
@@ -563,21 +578,23 @@ async fn fork_episode(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let (handle, mut guard) = lock_open(&app, &id).await?;
-    let parent = &mut *guard;
-    parent.touch();
+    guard.touch();
     check_capacity(&app)?;
     let parent_row = app
         .store
         .episode(&id)
         .await?
         .ok_or_else(|| ApiError::internal(format!("open episode {id} has no record")))?;
-    make_hot(&app, &handle, parent).await?;
-    let mut slow = parent.slow;
-    let episode = in_sandbox(&mut slow, parent.hot(), |parent| {
-        app.episodes.make_room();
-        parent.fork()
-    })?;
-    parent.slow = slow;
+    let parent = make_hot(&app, &handle, guard).await?;
+    let fork = {
+        let app = Arc::clone(&app);
+        move |parent: &mut Episode| {
+            app.episodes.make_room();
+            parent.fork()
+        }
+    };
+    let (parent, episode) = in_sandbox(parent, fork).await?;
+    let episode = episode?;
     let observation =
         RawValue::from_string(parent_row.observation.clone()).map_err(ApiError::internal)?;
     let fork_id = new_episode_id();
@@ -605,7 +622,7 @@ async fn fork_episode(
         Live::Hot(Box::new(episode)),
     );
     fork.n_steps = parent.n_steps;
-    fork.slow = slow;
+    fork.slow = parent.slow;
     register(&app, fork, row, Some(id.clone())).await?;
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
@@ -661,28 +678,32 @@ async fn delete_episode(
 }
 
 /// The guest work (fuel, about a WebAssembly instruction each) a step may take before its
-/// episode's later steps leave the async workers: some milliseconds of guest code.
+/// episode's later calls leave its serving thread: some milliseconds of guest code.
 const SLOW_FUEL: u64 = 5_000_000;
 
-/// Runs an episode's sandbox work. Calls are microseconds long, and handing the worker's core to
-/// another thread around each (`block_in_place`) cost a third of the step throughput, so they run
-/// in place. Work that burned more than `SLOW_FUEL` (at worst a call's whole fuel or wall-clock
-/// limit) marks the episode `slow`: its later calls run under `block_in_place`, so that one
-/// episode stalls a worker at most once. Fuel, not wall-clock time, decides: under load a quick
-/// call's wall-clock time includes waiting for a core, and marking such episodes slow moved
-/// every step onto a blocking thread of its own (hundreds of threads at 256 clients).
-fn in_sandbox<T>(
-    slow: &mut bool,
-    episode: &mut Episode,
-    work: impl FnOnce(&mut Episode) -> T,
-) -> T {
-    if *slow {
-        return blocking(|| work(episode));
+/// Runs an episode's sandbox work. Calls are microseconds long, and handing each to another
+/// thread would cost more than the call, so they run in place. Work that burned more than
+/// `SLOW_FUEL` (at worst a call's whole fuel or wall-clock limit) marks the episode `slow`: its
+/// later calls run on a blocking thread, so that one episode stalls this thread's other
+/// requests at most once. Fuel, not wall-clock time, decides: under load a quick call's
+/// wall-clock time includes waiting for a core. Fails only if the work panicked.
+async fn in_sandbox<T: Send + 'static>(
+    mut open: Locked,
+    work: impl FnOnce(&mut Episode) -> T + Send + 'static,
+) -> Result<(Locked, T), ApiError> {
+    if !open.slow {
+        let episode = open.hot();
+        let before = episode.fuel_spent();
+        let output = work(episode);
+        open.slow = episode.fuel_spent().saturating_sub(before) > SLOW_FUEL;
+        return Ok((open, output));
     }
-    let before = episode.fuel_spent();
-    let output = work(episode);
-    *slow = episode.fuel_spent().saturating_sub(before) > SLOW_FUEL;
-    output
+    tokio::task::spawn_blocking(move || {
+        let output = work(open.hot());
+        (open, output)
+    })
+    .await
+    .map_err(ApiError::internal)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod loadgen;
 mod openapi;
 pub mod run;
 mod runs_api;
+pub mod serving;
 pub mod store;
 pub mod validate;
 mod web;
@@ -212,15 +213,6 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         }
     };
     Duration::try_from_secs_f64(seconds).map_err(|error| format!("`{text}`: {error}"))
-}
-
-/// Runs work that may be long (restoring or replaying an episode, waiting for the disk) without
-/// stalling the other tasks of a multi-threaded runtime's worker.
-pub(crate) fn blocking<T>(work: impl FnOnce() -> T) -> T {
-    match tokio::runtime::Handle::try_current().map(|handle| handle.runtime_flavor()) {
-        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
-        _ => work(),
-    }
 }
 
 #[cfg(test)]

@@ -400,22 +400,27 @@ fn serve(
         "--max-hot-episodes must be at most {most_hot} (half the sandbox's instance limit)"
     );
     let sandbox = agentbench_server::builtin::sandbox(limits)?;
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(async move {
+    // This thread's runtime opens the store, accepts connections and runs the background tasks;
+    // the requests are served on a runtime per core (see `serving`).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let (app, listener) = runtime.block_on(async {
         let store = Store::open(db, db_sync).await?;
         let app = Arc::new(App::with_builtin_envs(&sandbox, added, settings, store).await?);
         App::spawn_expiry(&app);
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
-        eprintln!("{}{}", agentbench_server::LISTENING, listener.local_addr()?);
-        axum::serve(listener, agentbench_server::router(app))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .context("the server failed")
+        anyhow::Ok((app, listener))
+    })?;
+    eprintln!("{}{}", agentbench_server::LISTENING, listener.local_addr()?);
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    agentbench_server::serving::serve(&runtime, app, listener, threads, async {
+        let _ = tokio::signal::ctrl_c().await;
     })
+    .context("the server failed")
 }
 
 fn envs(json: bool) -> anyhow::Result<()> {

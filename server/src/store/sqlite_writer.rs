@@ -14,8 +14,6 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use tokio::sync::{oneshot, watch};
 
-use crate::blocking;
-
 use super::{
     COPY_STEPS, DELETE_EPISODE, DELETE_STEPS, DbSync, END_EPISODE, END_EPISODE_WITH_OUTCOME,
     INSERT_EPISODE, INSERT_STEP, MAX_GROUP, Pending, StoreError, Write, now_ms,
@@ -76,22 +74,15 @@ impl SqliteWriter {
             queue.waiting.push(Pending { write, done });
             !std::mem::replace(&mut queue.committing, true)
         };
-        // A commit that waits for the disk leaves the worker's other tasks to another thread.
-        let more = commit_now
-            && if self.syncs {
-                blocking(|| self.commit_group())
-            } else {
-                self.commit_group()
-            };
-        if more {
+        if commit_now && self.commit_waiting().await {
             // Writes queued during this commit: a task commits them, and those queued meanwhile,
             // so that this request answers now.
             let writer = Arc::clone(self);
             tokio::spawn(async move {
                 loop {
-                    // Lets the requests of this worker run between two commits.
+                    // Lets the requests of this thread run between two commits.
                     tokio::task::yield_now().await;
-                    if !blocking(|| writer.commit_group()) {
+                    if !writer.commit_waiting().await {
                         break;
                     }
                 }
@@ -100,9 +91,24 @@ impl SqliteWriter {
         committed.await.map_err(|_| StoreError::WriterStopped)?
     }
 
+    /// Commits what is waiting (see `commit_group`): in place, or on a blocking thread when the
+    /// commit waits for the disk (a millisecond or more), so that this thread's other requests
+    /// run meanwhile.
+    async fn commit_waiting(self: &Arc<Self>) -> bool {
+        if !self.syncs {
+            return self.commit_group();
+        }
+        let writer = Arc::clone(self);
+        // A commit that panicked has answered its writes already (see `Turn`).
+        tokio::task::spawn_blocking(move || writer.commit_group())
+            .await
+            .unwrap_or(false)
+    }
+
     /// Commits what is waiting, at most `MAX_GROUP` writes, and answers each. Returns whether
     /// more writes are waiting, which the caller then commits (`committing` stays true).
     fn commit_group(&self) -> bool {
+        let turn = Turn(self);
         let group: Vec<Pending> = {
             let mut queue = lock(&self.queue);
             let take = queue.waiting.len().min(MAX_GROUP);
@@ -135,14 +141,28 @@ impl SqliteWriter {
         }
         // Waits for the readers still on the old WAL.
         if self.restart_due.swap(false, Ordering::Relaxed)
-            && let Err(error) = blocking(|| restart_wal(&connection))
+            && let Err(error) = restart_wal(&connection)
         {
             tracing::warn!(%error, "cannot start the SQLite WAL over");
         }
         drop(connection);
+        std::mem::forget(turn);
         let mut queue = lock(&self.queue);
         queue.committing = !queue.waiting.is_empty();
         queue.committing
+    }
+}
+
+/// A commit under way. Dropped only if the commit panics: it then fails every write waiting and
+/// ends the turn, so that later writes commit again instead of queueing behind a committer that
+/// is gone. (The writes of the group itself fail as their answers are dropped.)
+struct Turn<'w>(&'w SqliteWriter);
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        let mut queue = lock(&self.0.queue);
+        queue.waiting.clear();
+        queue.committing = false;
     }
 }
 
