@@ -92,10 +92,11 @@ impl SqliteWriter {
     }
 
     /// Commits what is waiting (see `commit_group`): in place, or on a blocking thread when the
-    /// commit waits for the disk (a millisecond or more), so that this thread's other requests
-    /// run meanwhile.
+    /// commit waits for the disk or starts the WAL over (a millisecond or more), so that this
+    /// thread's other requests run meanwhile. (A restart that falls due between this look and
+    /// the commit runs in place, once.)
     async fn commit_waiting(self: &Arc<Self>) -> bool {
-        if !self.syncs {
+        if !self.syncs && !self.restart_due.load(Ordering::Relaxed) {
             return self.commit_group();
         }
         let writer = Arc::clone(self);
