@@ -4,7 +4,8 @@
 //! A connection stays on one thread for its life, so a step's request, guest calls, commit and
 //! answer run where its connection woke up. tokio's work-stealing runtime woke a second worker
 //! for every request that arrived while the server was quiet (the woken task goes to the shared
-//! queue, and a sleeping worker is told): about 15 % of a lone client's server time per step.
+//! queue, and a sleeping worker is told): a tenth or more of a lone client's server time per
+//! step.
 //! Work that may take milliseconds (a restore, a slow episode's calls, a commit that waits for
 //! the disk) runs on the runtime's blocking threads, so a thread's other connections go on.
 
