@@ -353,7 +353,7 @@ async fn step_episode(
         let (action, tokens) = (request.action, request.tokens);
         move |episode: &mut Episode| scored_step(episode, action, tokens, &app.scorers)
     };
-    let (mut guard, stepped) = in_sandbox(guard, step).await?;
+    let (mut guard, stepped) = in_sandbox(&app, guard, step).await?;
     let record = match stepped {
         Ok(record) => record,
         Err(error) => {
@@ -372,7 +372,7 @@ async fn step_episode(
     };
     // An env that failed cannot be evaluated: the episode stays without outcome (unmeasured).
     let outcome = if over {
-        let (evaluated, outcome) = in_sandbox(guard, |episode| episode.outcome()).await?;
+        let (evaluated, outcome) = in_sandbox(&app, guard, |episode| episode.outcome()).await?;
         guard = evaluated;
         outcome.ok()
     } else {
@@ -593,7 +593,7 @@ async fn fork_episode(
             parent.fork()
         }
     };
-    let (parent, episode) = in_sandbox(parent, fork).await?;
+    let (parent, episode) = in_sandbox(&app, parent, fork).await?;
     let episode = episode?;
     let observation =
         RawValue::from_string(parent_row.observation.clone()).map_err(ApiError::internal)?;
@@ -686,8 +686,11 @@ const SLOW_FUEL: u64 = 5_000_000;
 /// `SLOW_FUEL` (at worst a call's whole fuel or wall-clock limit) marks the episode `slow`: its
 /// later calls run on a blocking thread, so that one episode stalls this thread's other
 /// requests at most once. Fuel, not wall-clock time, decides: under load a quick call's
-/// wall-clock time includes waiting for a core. Fails only if the work panicked.
+/// wall-clock time includes waiting for a core. Fails only if the work panicked. A request
+/// dropped while its call runs on the blocking thread leaves the episode cold, since the call
+/// is not recorded.
 async fn in_sandbox<T: Send + 'static>(
+    app: &Arc<App>,
     mut open: Locked,
     work: impl FnOnce(&mut Episode) -> T + Send + 'static,
 ) -> Result<(Locked, T), ApiError> {
@@ -698,12 +701,19 @@ async fn in_sandbox<T: Send + 'static>(
         open.slow = episode.fuel_spent().saturating_sub(before) > SLOW_FUEL;
         return Ok((open, output));
     }
+    let (done, answer) = tokio::sync::oneshot::channel();
+    let app = Arc::clone(app);
     tokio::task::spawn_blocking(move || {
         let output = work(open.hot());
-        (open, output)
-    })
-    .await
-    .map_err(ApiError::internal)
+        if let Err((mut open, _)) = done.send((open, output)) {
+            // The request is gone (its client hung up), so this call will not be recorded:
+            // the next request replays the episode from what is.
+            app.episodes.make_cold(&mut open);
+        }
+    });
+    answer
+        .await
+        .map_err(|_| ApiError::internal("a slow episode's sandbox call panicked"))
 }
 
 #[cfg(test)]

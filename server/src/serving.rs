@@ -32,9 +32,13 @@ pub fn serve(
 ) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     let (stop, stopped) = watch::channel(false);
+    let threads = threads.max(1);
+    // A thread whose connections are done keeps driving its runtime until every thread's are:
+    // the store's commits in flight are its tasks, and another thread's requests may wait on them.
+    let serving = Arc::new(watch::Sender::new(threads));
     let mut queues = Vec::new();
     let mut finished = Vec::new();
-    for index in 0..threads.max(1) {
+    for index in 0..threads {
         let (queue, connections) = mpsc::unbounded_channel();
         let (done, finish) = oneshot::channel();
         let handed = Handed {
@@ -43,21 +47,25 @@ pub fn serve(
         };
         let router = crate::router(app.clone());
         let mut stopped = stopped.clone();
+        let serving = Arc::clone(&serving);
         std::thread::Builder::new()
             .name(format!("agentbench-serve-{index}"))
             .spawn(move || {
+                let leaving = Leaving(serving);
                 let served = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()
                     .context("cannot start a serving thread's runtime")
                     .and_then(|runtime| {
                         runtime.block_on(async move {
-                            axum::serve(handed, router)
+                            let served = axum::serve(handed, router)
                                 .with_graceful_shutdown(async move {
                                     let _ = stopped.wait_for(|stop| *stop).await;
                                 })
                                 .await
-                                .context("a serving thread failed")
+                                .context("a serving thread failed");
+                            leaving.wait_for_the_others().await;
+                            served
                         })
                     });
                 let _ = done.send(served);
@@ -114,6 +122,25 @@ pub fn serve(
         }
         anyhow::Ok(())
     })
+}
+
+/// A serving thread's place in the count of those still serving; leaving it (also by failing or
+/// panicking) counts the thread out.
+struct Leaving(Arc<watch::Sender<usize>>);
+
+impl Leaving {
+    /// Counts this thread out, then waits until every thread is.
+    async fn wait_for_the_others(self) {
+        let mut serving = self.0.subscribe();
+        drop(self);
+        let _ = serving.wait_for(|serving| *serving == 0).await;
+    }
+}
+
+impl Drop for Leaving {
+    fn drop(&mut self) {
+        self.0.send_modify(|serving| *serving -= 1);
+    }
 }
 
 /// The connections handed to one serving thread, as axum's listener.

@@ -74,36 +74,49 @@ impl SqliteWriter {
             queue.waiting.push(Pending { write, done });
             !std::mem::replace(&mut queue.committing, true)
         };
-        if commit_now && self.commit_waiting().await {
-            // Writes queued during this commit: a task commits them, and those queued meanwhile,
-            // so that this request answers now.
-            let writer = Arc::clone(self);
-            tokio::spawn(async move {
-                loop {
-                    // Lets the requests of this thread run between two commits.
-                    tokio::task::yield_now().await;
-                    if !writer.commit_waiting().await {
-                        break;
-                    }
+        // The commits after this write's own run as a spawned task, never in this request's
+        // future: a request dropped while it waits (its client gone) must not leave writes
+        // queued with nobody to commit them.
+        if commit_now {
+            if self.commits_in_place() {
+                // Writes queued during this commit go into the next, so that this request
+                // answers now.
+                if self.commit_group() {
+                    tokio::spawn(Arc::clone(self).commit_all());
                 }
-            });
+            } else {
+                tokio::spawn(Arc::clone(self).commit_all());
+            }
         }
         committed.await.map_err(|_| StoreError::WriterStopped)?
     }
 
-    /// Commits what is waiting (see `commit_group`): in place, or on a blocking thread when the
-    /// commit waits for the disk or starts the WAL over (a millisecond or more), so that this
-    /// thread's other requests run meanwhile. (A restart that falls due between this look and
-    /// the commit runs in place, once.)
-    async fn commit_waiting(self: &Arc<Self>) -> bool {
-        if !self.syncs && !self.restart_due.load(Ordering::Relaxed) {
-            return self.commit_group();
+    /// Whether a commit is quick enough to run in place on a request's thread: it neither waits
+    /// for the disk nor starts the WAL over (a millisecond or more). (A restart that falls due
+    /// between this look and the commit runs in place, once.)
+    fn commits_in_place(&self) -> bool {
+        !self.syncs && !self.restart_due.load(Ordering::Relaxed)
+    }
+
+    /// Commits group after group until none wait: in place, or on a blocking thread when a
+    /// commit is slow, so that this thread's requests run meanwhile.
+    async fn commit_all(self: Arc<Self>) {
+        loop {
+            let more = if self.commits_in_place() {
+                self.commit_group()
+            } else {
+                let writer = Arc::clone(&self);
+                // A commit that panicked has answered its writes already (see `Turn`).
+                tokio::task::spawn_blocking(move || writer.commit_group())
+                    .await
+                    .unwrap_or(false)
+            };
+            if !more {
+                break;
+            }
+            // Lets this thread's requests run, and their writes queue up for the next group.
+            tokio::task::yield_now().await;
         }
-        let writer = Arc::clone(self);
-        // A commit that panicked has answered its writes already (see `Turn`).
-        tokio::task::spawn_blocking(move || writer.commit_group())
-            .await
-            .unwrap_or(false)
     }
 
     /// Commits what is waiting, at most `MAX_GROUP` writes, and answers each. Returns whether
