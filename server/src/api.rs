@@ -17,6 +17,7 @@ use tokio::sync::OwnedMutexGuard;
 use tower::ServiceBuilder;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tracing::Instrument as _;
 
 use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mask, Mode, StepRecord};
 use agentbench_scorers::scored_step;
@@ -158,6 +159,10 @@ async fn create_episode(
     body: Body<CreateEpisode>,
 ) -> Result<Response, ApiError> {
     let Json(request) = body?;
+    to_completion(create(app, request)).await
+}
+
+async fn create(app: Arc<App>, request: CreateEpisode) -> Result<Response, ApiError> {
     let env = app
         .envs
         .get(&request.env)
@@ -326,6 +331,10 @@ async fn step_episode(
 ) -> Result<Response, ApiError> {
     let Json(request) = body?;
     record_episode(&id);
+    to_completion(step(app, id, request)).await
+}
+
+async fn step(app: Arc<App>, id: String, request: StepRequest) -> Result<Response, ApiError> {
     let from_store = async |request_id: Option<&str>| {
         answer_from_store(&app, &id, request_id)
             .await
@@ -577,6 +586,10 @@ async fn fork_episode(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
+    to_completion(fork(app, id)).await
+}
+
+async fn fork(app: Arc<App>, id: String) -> Result<Response, ApiError> {
     let (handle, mut guard) = lock_open(&app, &id).await?;
     guard.touch();
     check_capacity(&app)?;
@@ -663,18 +676,39 @@ async fn stored_episode(app: &App, id: &str) -> Result<EpisodeRow, ApiError> {
 async fn delete_episode(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<Response, ApiError> {
+    to_completion(delete(app, id)).await
+}
+
+async fn delete(app: Arc<App>, id: String) -> Result<Response, ApiError> {
     if let Some(handle) = app.episodes.get(&id) {
         let mut episode = handle.lock().await;
         if !episode.closed {
             app.store.delete_episode(&id).await?;
             app.episodes.close(&mut episode);
-            return Ok(StatusCode::NO_CONTENT);
+            return Ok(StatusCode::NO_CONTENT.into_response());
         }
     }
     stored_episode(&app, &id).await?;
     app.store.delete_episode(&id).await?;
-    Ok(StatusCode::NO_CONTENT)
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// Runs a request that changes episodes to its end, even when the request is dropped (its
+/// client hung up, and hyper drops the handler's future): a step that ran in its instance must
+/// still be recorded and counted, a deletion must still close the episode, or the episodes in
+/// memory and their record part ways. The work keeps the request's span; a panic in it answers
+/// 500 like any internal error.
+async fn to_completion(
+    work: impl Future<Output = Result<Response, ApiError>> + Send + 'static,
+) -> Result<Response, ApiError> {
+    tokio::spawn(work.in_current_span())
+        .await
+        .unwrap_or_else(|error| {
+            Err(ApiError::internal(format!(
+                "a request's work failed: {error}"
+            )))
+        })
 }
 
 /// The guest work (fuel, about a WebAssembly instruction each) a step may take before its
@@ -686,9 +720,10 @@ const SLOW_FUEL: u64 = 5_000_000;
 /// `SLOW_FUEL` (at worst a call's whole fuel or wall-clock limit) marks the episode `slow`: its
 /// later calls run on a blocking thread, so that one episode stalls this thread's other
 /// requests at most once. Fuel, not wall-clock time, decides: under load a quick call's
-/// wall-clock time includes waiting for a core. Fails only if the work panicked. A request
-/// dropped while its call runs on the blocking thread leaves the episode cold, since the call
-/// is not recorded.
+/// wall-clock time includes waiting for a core. Fails only if the work panicked. Requests that
+/// step run to completion (`to_completion`); one dropped all the same while its call runs on the
+/// blocking thread (its runtime stopping) leaves the episode cold, since the call will not be
+/// recorded.
 async fn in_sandbox<T: Send + 'static>(
     app: &Arc<App>,
     mut open: Locked,
@@ -706,8 +741,8 @@ async fn in_sandbox<T: Send + 'static>(
     tokio::task::spawn_blocking(move || {
         let output = work(open.hot());
         if let Err((mut open, _)) = done.send((open, output)) {
-            // The request is gone (its client hung up), so this call will not be recorded:
-            // the next request replays the episode from what is.
+            // The request is gone, so this call will not be recorded: the next request
+            // replays the episode from what is.
             app.episodes.make_cold(&mut open);
         }
     });

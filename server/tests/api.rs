@@ -5,6 +5,8 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
+use std::task::Poll;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -204,6 +206,81 @@ async fn a_retried_request_id_returns_the_recorded_step_and_runs_once() {
     assert_eq!(first, retry);
     let (_, episode) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
     assert_eq!(episode["steps"].as_array().unwrap().len(), 1);
+}
+
+/// A client that hangs up while its request is under way: the request's future is polled once
+/// and dropped at its first wait, as hyper drops it when the connection closes.
+async fn hang_up<T>(request: impl Future<Output = T>) {
+    let mut request = std::pin::pin!(request);
+    let polled = std::future::poll_fn(|cx| Poll::Ready(request.as_mut().poll(cx))).await;
+    assert!(
+        polled.is_pending(),
+        "the request was answered before its client hung up"
+    );
+}
+
+/// Waits until `done` holds, or fails after some seconds.
+async fn settle(mut done: impl AsyncFnMut() -> bool) {
+    for _ in 0..500 {
+        if done().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the server did not settle");
+}
+
+#[tokio::test]
+async fn a_step_whose_client_hung_up_is_recorded_once_and_a_retry_answers_from_the_record() {
+    let app = app(ServeSettings::default()).await;
+    let id = create(&app).await;
+    let steps = format!("/v1/episodes/{id}/steps");
+    let write = json!({"action": {"tool": "write_file", "arguments": {"path": "/docs/a.md", "content": "x"}}, "request_id": "r-1"});
+    hang_up(post(&app, &steps, write.clone())).await;
+    let episode = format!("/v1/episodes/{id}");
+    settle(async || call(&app, Method::GET, &episode, None).await.1["steps"] != json!([])).await;
+    let (status, retry) = post(&app, &steps, write).await;
+    assert_eq!(
+        (status, &retry["index"]),
+        (StatusCode::OK, &json!(0)),
+        "{retry}"
+    );
+    let read = json!({"action": {"tool": "read_file", "arguments": {"path": "/docs/a.md"}}});
+    let (status, next) = post(&app, &steps, read).await;
+    assert_eq!(
+        (status, &next["index"], &next["status"]),
+        (StatusCode::OK, &json!(1), &json!("ok")),
+        "{next}"
+    );
+    let (_, recorded) = call(&app, Method::GET, &episode, None).await;
+    let indices: Vec<&Value> = recorded["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| &step["index"])
+        .collect();
+    assert_eq!(indices, [&json!(0), &json!(1)]);
+}
+
+#[tokio::test]
+async fn an_episode_deleted_by_a_client_that_hung_up_takes_no_more_steps() {
+    let app = app(ServeSettings::default()).await;
+    let id = create(&app).await;
+    let episode = format!("/v1/episodes/{id}");
+    hang_up(call(&app, Method::DELETE, &episode, None)).await;
+    settle(async || call(&app, Method::GET, &episode, None).await.0 == StatusCode::NOT_FOUND).await;
+    let (status, body) = post(
+        &app,
+        &format!("{episode}/steps"),
+        json!({"action": {"tool": "list_files"}}),
+    )
+    .await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (StatusCode::NOT_FOUND, &json!("not_found")),
+        "{body}"
+    );
+    assert_eq!(app.app.open_counts().0, 0);
 }
 
 #[tokio::test]
@@ -425,12 +502,12 @@ async fn parked_episodes_continue_exactly_where_they_stopped() {
 #[tokio::test]
 async fn idle_episodes_expire() {
     let app = app(ServeSettings {
-        episode_ttl: std::time::Duration::from_millis(50),
+        episode_ttl: Duration::from_millis(50),
         ..ServeSettings::default()
     })
     .await;
     let idle = create(&app).await;
-    tokio::time::sleep(std::time::Duration::from_millis(120)).await;
+    tokio::time::sleep(Duration::from_millis(120)).await;
     assert_eq!(app.app.expire_idle().await.unwrap(), 1);
     // Created after the sweep, so however slow the machine, no sweep has seen it idle.
     let fresh = create(&app).await;
