@@ -25,6 +25,7 @@ macro_rules! on_both_databases {
 on_both_databases!(
     an_episodes_whole_life,
     concurrent_clients_lose_and_interleave_nothing,
+    clients_that_hang_up_leave_every_step_recorded_once,
     after_kill_9_a_restarted_server_continues_every_open_episode,
     with_relaxed_sync_too_every_step_survives_kill_9,
     an_episode_whose_env_changed_is_not_replayed,
@@ -154,6 +155,44 @@ fn concurrent_clients_lose_and_interleave_nothing(db: Db) {
         .map(|step| step["request_id"].as_str().unwrap())
         .collect();
     assert_eq!(request_ids.len(), 40);
+}
+
+/// Half the steps' clients hang up before their answer; every one is then retried with its
+/// request id. A step that ran must be recorded and counted even though its client is gone, so
+/// that its retry answers from the record (before, some retries failed with 503 as the step was
+/// recorded but not counted), and one that did not run runs on its retry.
+fn clients_that_hang_up_leave_every_step_recorded_once(db: Db) {
+    let server = Server::start(&db, &[]);
+    let id = server.create(&json!({"env": "workspace", "task": {"budget": {"max_steps": 1000}}}));
+    let path = format!("/v1/episodes/{id}/steps");
+    let write = |n: u32| {
+        let file = json!({"path": format!("/docs/n{n}.md"), "content": "x"});
+        with_request_id(tool("write_file", file), &format!("w{n}"))
+    };
+    for n in 0..200 {
+        if n % 2 == 0 {
+            server.hang_up("POST", &path, &write(n));
+        } else {
+            let step = server.step(&id, &write(n));
+            assert_eq!(step.status, 200, "{}", step.body);
+        }
+    }
+    for n in (0..200).step_by(2) {
+        let retry = server.step(&id, &write(n));
+        assert_eq!(retry.status, 200, "{}", retry.body);
+        assert_eq!(retry.body["request_id"], json!(format!("w{n}")));
+    }
+    let steps = server.episode(&id)["steps"].as_array().unwrap().clone();
+    let indexes: Vec<_> = steps
+        .iter()
+        .map(|step| step["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(indexes, (0..200).collect::<Vec<_>>());
+    let request_ids: BTreeSet<_> = steps
+        .iter()
+        .map(|step| step["request_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(request_ids.len(), 200, "every step recorded once");
 }
 
 fn after_kill_9_a_restarted_server_continues_every_open_episode(db: Db) {

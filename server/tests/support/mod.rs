@@ -193,6 +193,22 @@ impl Server {
         }
     }
 
+    /// Sends a request and hangs up at once, without reading the answer, as a client that gives
+    /// up does: the server may or may not have started on the request when it sees the
+    /// connection close.
+    pub fn hang_up(&self, method: &str, path: &str, body: &Value) {
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        let body = body.to_string();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nhost: agentbench\r\n\
+             content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        stream.shutdown(std::net::Shutdown::Both).unwrap();
+    }
+
     pub fn get(&self, path: &str) -> Response {
         self.request("GET", path, None)
     }
