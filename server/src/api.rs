@@ -1,7 +1,9 @@
 //! The REST API: envs, and episodes with their steps, forks and trajectories; the read-only
 //! runs and leaderboard (`runs_api`); the web page (`web`).
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::task::Poll;
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
@@ -699,16 +701,33 @@ async fn delete(app: Arc<App>, id: String) -> Result<Response, ApiError> {
 /// still be recorded and counted, a deletion must still close the episode, or the episodes in
 /// memory and their record part ways. The work keeps the request's span; a panic in it answers
 /// 500 like any internal error.
+///
+/// The work runs in place up to its first wait, and only what is left then becomes a task of
+/// its own: on a quiet server a step commits in place and is done at once, and a task would
+/// cost it a wake-up more (measured: 2 to 3 % of a lone client's steps per second).
 async fn to_completion(
     work: impl Future<Output = Result<Response, ApiError>> + Send + 'static,
 ) -> Result<Response, ApiError> {
-    tokio::spawn(work.in_current_span())
-        .await
-        .unwrap_or_else(|error| {
-            Err(ApiError::internal(format!(
-                "a request's work failed: {error}"
-            )))
-        })
+    let failed = |error: &dyn std::fmt::Display| {
+        Err(ApiError::internal(format!(
+            "a request's work failed: {error}"
+        )))
+    };
+    let mut work = Box::pin(work.in_current_span());
+    let polled = std::future::poll_fn(|cx| {
+        Poll::Ready(std::panic::catch_unwind(AssertUnwindSafe(|| {
+            work.as_mut().poll(cx)
+        })))
+    })
+    .await;
+    match polled {
+        Ok(Poll::Ready(done)) => done,
+        Err(_) => failed(&"it panicked"),
+        // Its next poll, the task's first, hands its wakers the task's.
+        Ok(Poll::Pending) => tokio::spawn(work)
+            .await
+            .unwrap_or_else(|error| failed(&error)),
+    }
 }
 
 /// The guest work (fuel, about a WebAssembly instruction each) a step may take before its
