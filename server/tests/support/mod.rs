@@ -166,15 +166,7 @@ impl Server {
     /// One HTTP/1.1 request on a fresh connection; returns the status, the head (lowercased)
     /// and the JSON body.
     pub fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Response {
-        let mut stream = TcpStream::connect(self.addr).unwrap();
-        let body = body.map(Value::to_string).unwrap_or_default();
-        write!(
-            stream,
-            "{method} {path} HTTP/1.1\r\nhost: agentbench\r\nconnection: close\r\n\
-             content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
+        let mut stream = self.send(method, path, body);
         let mut response = String::new();
         stream.read_to_string(&mut response).unwrap();
         let (head, body) = response.split_once("\r\n\r\n").unwrap();
@@ -197,16 +189,23 @@ impl Server {
     /// up does: the server may or may not have started on the request when it sees the
     /// connection close.
     pub fn hang_up(&self, method: &str, path: &str, body: &Value) {
+        let stream = self.send(method, path, Some(body));
+        stream.shutdown(std::net::Shutdown::Both).unwrap();
+    }
+
+    /// Writes one HTTP/1.1 request on a fresh connection, which the server closes after its
+    /// answer.
+    fn send(&self, method: &str, path: &str, body: Option<&Value>) -> TcpStream {
         let mut stream = TcpStream::connect(self.addr).unwrap();
-        let body = body.to_string();
+        let body = body.map(Value::to_string).unwrap_or_default();
         write!(
             stream,
-            "{method} {path} HTTP/1.1\r\nhost: agentbench\r\n\
+            "{method} {path} HTTP/1.1\r\nhost: agentbench\r\nconnection: close\r\n\
              content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
             body.len()
         )
         .unwrap();
-        stream.shutdown(std::net::Shutdown::Both).unwrap();
+        stream
     }
 
     pub fn get(&self, path: &str) -> Response {
