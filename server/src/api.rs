@@ -364,16 +364,12 @@ async fn step(app: Arc<App>, id: String, request: StepRequest) -> Result<Respons
         let (action, tokens) = (request.action, request.tokens);
         move |episode: &mut Episode| scored_step(episode, action, tokens, &app.scorers)
     };
-    let (mut guard, stepped) = in_sandbox(&app, guard, step).await?;
-    let record = match stepped {
-        Ok(record) => record,
-        Err(error) => {
-            // The env failed past the point a step records its failure (say, reading the mask
-            // after the call): let the next request rebuild the episode from its record.
-            app.episodes.make_cold(&mut guard);
-            return Err(error.into());
-        }
-    };
+    // From here until the step is counted, any way out (an error, a panic, the env failing
+    // past the point a step records its failure) leaves the episode to be replayed from its
+    // record by the next request.
+    guard.ahead_of_record = true;
+    let (mut guard, stepped) = in_sandbox(guard, step).await?;
+    let record = stepped?;
     let index = record.index;
     let over = guard.hot().is_over();
     let action_mask = if over {
@@ -383,7 +379,7 @@ async fn step(app: Arc<App>, id: String, request: StepRequest) -> Result<Respons
     };
     // An env that failed cannot be evaluated: the episode stays without outcome (unmeasured).
     let outcome = if over {
-        let (evaluated, outcome) = in_sandbox(&app, guard, |episode| episode.outcome()).await?;
+        let (evaluated, outcome) = in_sandbox(guard, |episode| episode.outcome()).await?;
         guard = evaluated;
         outcome.ok()
     } else {
@@ -413,16 +409,12 @@ async fn step(app: Arc<App>, id: String, request: StepRequest) -> Result<Respons
     };
     let outcome_text = outcome.as_ref().map(|outcome| json!(outcome).to_string());
     let end = over.then_some((EpisodeState::Over, outcome_text));
-    if let Err(error) = app.store.append_step(&id, step, end).await {
-        // The step ran but is not recorded: forget it, so that the next request replays the
-        // episode from what is recorded.
-        app.episodes.make_cold(open);
-        return Err(error.into());
-    }
+    app.store.append_step(&id, step, end).await?;
     open.n_steps = index + 1;
     if let Some(request_id) = request.request_id {
         open.request_ids.insert(request_id, index);
     }
+    open.ahead_of_record = false;
     if over {
         app.episodes.close(open);
     }
@@ -476,6 +468,9 @@ async fn make_hot(
     handle: &EpisodeHandle,
     mut open: Locked,
 ) -> Result<Locked, ApiError> {
+    if open.ahead_of_record {
+        app.episodes.make_cold(&mut open);
+    }
     let steps = match open.live {
         Live::Hot(_) => return Ok(open),
         Live::Parked(_) => None,
@@ -608,7 +603,11 @@ async fn fork(app: Arc<App>, id: String) -> Result<Response, ApiError> {
             parent.fork()
         }
     };
-    let (parent, episode) = in_sandbox(&app, parent, fork).await?;
+    // A fork leaves its parent as it was, unless it panics part way.
+    let mut parent = parent;
+    parent.ahead_of_record = true;
+    let (mut parent, episode) = in_sandbox(parent, fork).await?;
+    parent.ahead_of_record = false;
     let episode = episode?;
     let observation =
         RawValue::from_string(parent_row.observation.clone()).map_err(ApiError::internal)?;
@@ -739,12 +738,10 @@ const SLOW_FUEL: u64 = 5_000_000;
 /// `SLOW_FUEL` (at worst a call's whole fuel or wall-clock limit) marks the episode `slow`: its
 /// later calls run on a blocking thread, so that one episode stalls this thread's other
 /// requests at most once. Fuel, not wall-clock time, decides: under load a quick call's
-/// wall-clock time includes waiting for a core. Fails only if the work panicked. Requests that
-/// step run to completion (`to_completion`); one dropped all the same while its call runs on the
-/// blocking thread (its runtime stopping) leaves the episode cold, since the call will not be
-/// recorded.
+/// wall-clock time includes waiting for a core. Fails only if the work panicked. The caller
+/// marks the episode `ahead_of_record` first, so that a request that fails, panics or is dropped
+/// (its runtime stopping) before the call is recorded leaves it to be replayed.
 async fn in_sandbox<T: Send + 'static>(
-    app: &Arc<App>,
     mut open: Locked,
     work: impl FnOnce(&mut Episode) -> T + Send + 'static,
 ) -> Result<(Locked, T), ApiError> {
@@ -756,14 +753,9 @@ async fn in_sandbox<T: Send + 'static>(
         return Ok((open, output));
     }
     let (done, answer) = tokio::sync::oneshot::channel();
-    let app = Arc::clone(app);
     tokio::task::spawn_blocking(move || {
         let output = work(open.hot());
-        if let Err((mut open, _)) = done.send((open, output)) {
-            // The request is gone, so this call will not be recorded: the next request
-            // replays the episode from what is.
-            app.episodes.make_cold(&mut open);
-        }
+        let _ = done.send((open, output));
     });
     answer
         .await

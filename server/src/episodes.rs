@@ -37,6 +37,11 @@ pub struct OpenEpisode {
     pub last_used: Instant,
     /// A sandbox call of this episode once took long; its calls leave the async workers.
     pub slow: bool,
+    /// Its instance may be ahead of its record: set while a request runs a step (or a fork)
+    /// until the step is recorded and counted. A request that finds it set (the one before
+    /// failed or panicked in between) makes the episode cold first, so that it is replayed
+    /// from what is recorded.
+    pub ahead_of_record: bool,
     slot: Arc<Slot>,
 }
 
@@ -81,6 +86,7 @@ impl OpenEpisode {
             closed: false,
             last_used: Instant::now(),
             slow: false,
+            ahead_of_record: false,
             slot: Arc::default(),
         }
     }
@@ -254,10 +260,12 @@ impl Episodes {
     }
 
     /// Forgets `episode`'s live state: the next action replays it from the store. Used when a
-    /// step ran but could not be recorded, so that memory never runs ahead of the record.
+    /// step ran but was not recorded (`OpenEpisode::ahead_of_record`), so that memory never
+    /// runs ahead of the record.
     pub fn make_cold(&self, episode: &mut OpenEpisode) {
         self.mark_cold(&episode.slot);
         episode.live = Live::Cold;
+        episode.ahead_of_record = false;
     }
 
     fn mark_hot(&self, handle: &EpisodeHandle, slot: &Arc<Slot>) {

@@ -4,6 +4,7 @@
 mod support;
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::Poll;
 use std::time::Duration;
@@ -15,8 +16,9 @@ use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
-use agentbench_env_runtime::LoadedEnv;
+use agentbench_env_runtime::{Action, LoadedEnv};
 use agentbench_sandbox::{Limits, Sandbox};
+use agentbench_scorers::{ScoredStep, StepScorer};
 use agentbench_server::store::{DbSync, Store};
 use agentbench_server::{App, ServeSettings, router};
 
@@ -49,10 +51,20 @@ impl std::ops::Deref for TestApp {
 }
 
 async fn app(settings: ServeSettings) -> TestApp {
+    app_scored_also_by(settings, None).await
+}
+
+/// The app, its steps scored by `scorer` too.
+async fn app_scored_also_by(
+    settings: ServeSettings,
+    scorer: Option<Box<dyn StepScorer>>,
+) -> TestApp {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("api.db").display());
     let store = Store::open(&url, DbSync::Full).await.unwrap();
-    let app = Arc::new(App::new(envs(), settings, store).await.unwrap());
+    let mut app = App::new(envs(), settings, store).await.unwrap();
+    app.scorers.extend(scorer);
+    let app = Arc::new(app);
     TestApp {
         router: router(app.clone()),
         app,
@@ -228,6 +240,79 @@ async fn settle(mut done: impl AsyncFnMut() -> bool) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("the server did not settle");
+}
+
+/// A step scorer with a bug: it panics the first time it scores a call of `tool`, after the
+/// step ran in its instance.
+#[derive(Debug)]
+struct PanicsOnce {
+    tool: &'static str,
+    panicked: AtomicBool,
+}
+
+impl StepScorer for PanicsOnce {
+    fn name(&self) -> &str {
+        "panics-once"
+    }
+
+    fn version(&self) -> &str {
+        "1"
+    }
+
+    fn score(&self, step: ScoredStep<'_>) -> (f64, Vec<String>) {
+        let calls_tool =
+            matches!(&step.record.action, Action::Tool { tool, .. } if tool == self.tool);
+        if calls_tool && !self.panicked.swap(true, Ordering::Relaxed) {
+            panic!("a scorer bug");
+        }
+        (0.0, Vec::new())
+    }
+}
+
+#[tokio::test]
+async fn a_step_that_panicked_after_its_call_is_forgotten_and_the_episode_goes_on_from_its_record()
+{
+    let scorer = PanicsOnce {
+        tool: "write_file",
+        panicked: AtomicBool::new(false),
+    };
+    let app = app_scored_also_by(ServeSettings::default(), Some(Box::new(scorer))).await;
+    let id = create(&app).await;
+    let steps = format!("/v1/episodes/{id}/steps");
+    let read =
+        json!({"action": {"tool": "read_file", "arguments": {"path": "/docs/unrecorded.md"}}});
+    let (status, first) = post(&app, &steps, read.clone()).await;
+    assert_eq!(
+        (status, &first["index"]),
+        (StatusCode::OK, &json!(0)),
+        "{first}"
+    );
+
+    // The write runs in the instance, then the scorer panics: the step is not recorded.
+    let write = json!({"action": {"tool": "write_file", "arguments": {"path": "/docs/unrecorded.md", "content": "x"}}});
+    let (status, failed) = post(&app, &steps, write).await;
+    assert_eq!(
+        (status, &failed["error"]["code"]),
+        (StatusCode::INTERNAL_SERVER_ERROR, &json!("internal")),
+        "{failed}"
+    );
+
+    // The next step continues from the record, where the file was never written.
+    let (status, next) = post(&app, &steps, read).await;
+    assert_eq!(
+        (status, &next["index"]),
+        (StatusCode::OK, &json!(1)),
+        "{next}"
+    );
+    assert_eq!(next["observation"], first["observation"], "{next}");
+    let (_, episode) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
+    let recorded: Vec<&Value> = episode["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| &step["index"])
+        .collect();
+    assert_eq!(recorded, [&json!(0), &json!(1)]);
 }
 
 #[tokio::test]
