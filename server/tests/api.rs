@@ -220,6 +220,18 @@ async fn a_retried_request_id_returns_the_recorded_step_and_runs_once() {
     assert_eq!(episode["steps"].as_array().unwrap().len(), 1);
 }
 
+/// The indices of an episode's recorded steps, from its trajectory.
+async fn recorded_indices(app: &Router, id: &str) -> Vec<u64> {
+    let (status, episode) = call(app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
+    assert_eq!(status, StatusCode::OK, "{episode}");
+    episode["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| step["index"].as_u64().unwrap())
+        .collect()
+}
+
 /// A client that hangs up while its request is under way: the request's future is polled once
 /// and dropped at its first wait, as hyper drops it when the connection closes.
 async fn hang_up<T>(request: impl Future<Output = T>) {
@@ -305,14 +317,7 @@ async fn a_step_that_panicked_after_its_call_is_forgotten_and_the_episode_goes_o
         "{next}"
     );
     assert_eq!(next["observation"], first["observation"], "{next}");
-    let (_, episode) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
-    let recorded: Vec<&Value> = episode["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|step| &step["index"])
-        .collect();
-    assert_eq!(recorded, [&json!(0), &json!(1)]);
+    assert_eq!(recorded_indices(&app, &id).await, [0, 1]);
 }
 
 #[tokio::test]
@@ -337,14 +342,7 @@ async fn a_step_whose_client_hung_up_is_recorded_once_and_a_retry_answers_from_t
         (StatusCode::OK, &json!(1), &json!("ok")),
         "{next}"
     );
-    let (_, recorded) = call(&app, Method::GET, &episode, None).await;
-    let indices: Vec<&Value> = recorded["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|step| &step["index"])
-        .collect();
-    assert_eq!(indices, [&json!(0), &json!(1)]);
+    assert_eq!(recorded_indices(&app, &id).await, [0, 1]);
 }
 
 #[tokio::test]
