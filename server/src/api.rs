@@ -595,7 +595,7 @@ async fn fork(app: Arc<App>, id: String) -> Result<Response, ApiError> {
         .episode(&id)
         .await?
         .ok_or_else(|| ApiError::internal(format!("open episode {id} has no record")))?;
-    let parent = make_hot(&app, &handle, guard).await?;
+    let mut parent = make_hot(&app, &handle, guard).await?;
     let fork = {
         let app = Arc::clone(&app);
         move |parent: &mut Episode| {
@@ -604,7 +604,6 @@ async fn fork(app: Arc<App>, id: String) -> Result<Response, ApiError> {
         }
     };
     // A fork leaves its parent as it was, unless it panics part way.
-    let mut parent = parent;
     parent.ahead_of_record = true;
     let (mut parent, episode) = in_sandbox(parent, fork).await?;
     parent.ahead_of_record = false;
