@@ -364,10 +364,9 @@ async fn step(app: Arc<App>, id: String, request: StepRequest) -> Result<Respons
         let (action, tokens) = (request.action, request.tokens);
         move |episode: &mut Episode| scored_step(episode, action, tokens, &app.scorers)
     };
-    // From here until the step is counted, any way out (an error, a panic, the env failing
-    // past the point a step records its failure) leaves the episode to be replayed from its
-    // record by the next request.
-    guard.ahead_of_record = true;
+    // `in_sandbox` marks the episode ahead of its record: until the step is counted, any way
+    // out (an error, a panic, the env failing past the point a step records its failure)
+    // leaves it to be replayed from its record by the next request.
     let (mut guard, stepped) = in_sandbox(guard, step).await?;
     let record = stepped?;
     let index = record.index;
@@ -595,7 +594,7 @@ async fn fork(app: Arc<App>, id: String) -> Result<Response, ApiError> {
         .episode(&id)
         .await?
         .ok_or_else(|| ApiError::internal(format!("open episode {id} has no record")))?;
-    let mut parent = make_hot(&app, &handle, guard).await?;
+    let parent = make_hot(&app, &handle, guard).await?;
     let fork = {
         let app = Arc::clone(&app);
         move |parent: &mut Episode| {
@@ -603,9 +602,8 @@ async fn fork(app: Arc<App>, id: String) -> Result<Response, ApiError> {
             parent.fork()
         }
     };
-    // A fork leaves its parent as it was, unless it panics part way.
-    parent.ahead_of_record = true;
     let (mut parent, episode) = in_sandbox(parent, fork).await?;
+    // A fork that returns leaves its parent as it was.
     parent.ahead_of_record = false;
     let episode = episode?;
     let observation =
@@ -737,13 +735,16 @@ const SLOW_FUEL: u64 = 5_000_000;
 /// `SLOW_FUEL` (at worst a call's whole fuel or wall-clock limit) marks the episode `slow`: its
 /// later calls run on a blocking thread, so that one episode stalls this thread's other
 /// requests at most once. Fuel, not wall-clock time, decides: under load a quick call's
-/// wall-clock time includes waiting for a core. Fails only if the work panicked. The caller
-/// marks the episode `ahead_of_record` first, so that a request that fails, panics or is dropped
-/// (its runtime stopping) before the call is recorded leaves it to be replayed.
+/// wall-clock time includes waiting for a core. Fails only if the work panicked.
+///
+/// The work may take the instance past its record, so the episode is marked `ahead_of_record`
+/// first: a request that fails, panics or is dropped (its runtime stopping) before the caller
+/// has recorded the call, and cleared the mark, leaves the episode to be replayed.
 async fn in_sandbox<T: Send + 'static>(
     mut open: Locked,
     work: impl FnOnce(&mut Episode) -> T + Send + 'static,
 ) -> Result<(Locked, T), ApiError> {
+    open.ahead_of_record = true;
     if !open.slow {
         let episode = open.hot();
         let before = episode.fuel_spent();

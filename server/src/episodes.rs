@@ -37,8 +37,8 @@ pub struct OpenEpisode {
     pub last_used: Instant,
     /// A sandbox call of this episode once took long; its calls leave the async workers.
     pub slow: bool,
-    /// Its instance may be ahead of its record: set while a request runs a step (or a fork)
-    /// until the step is recorded and counted. A request that finds it set (the one before
+    /// Its instance may be ahead of its record: set by every sandbox call a request makes
+    /// (`api::in_sandbox`) until the request has recorded and counted what the call did. A request that finds it set (the one before
     /// failed or panicked in between) makes the episode cold first, so that it is replayed
     /// from what is recorded.
     pub ahead_of_record: bool,
