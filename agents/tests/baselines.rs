@@ -105,7 +105,7 @@ fn play(scenario: &Scenario, baseline: Baseline, mode: Mode) -> Played {
             turns: &turns,
         };
         let action = agent.next_action(&view).unwrap();
-        let record = episode.step(action, None).unwrap();
+        let record = episode.step(action, None).unwrap().record;
         turns.push(Turn::from_record(&record));
         records.push(record);
     }

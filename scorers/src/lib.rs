@@ -14,10 +14,8 @@ mod intervals;
 mod metrics;
 mod rules;
 
-use serde_json::Value;
-
-use agentbench_env_contract::Manifest;
-use agentbench_env_runtime::{Action, Episode, History, RuntimeError, StepRecord, StepScore};
+use agentbench_env_contract::{Manifest, Outcome};
+use agentbench_env_runtime::{Moment, StepRecord, StepScore, Stepped};
 
 pub use intervals::{
     BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, Bootstrap, SplitMix64, Z_95, percentile, wilson,
@@ -28,46 +26,40 @@ pub use metrics::{
 };
 pub use rules::RuleScorer;
 
-/// The episode as the runtime knew it at one moment: its history facts and the env's facts.
-#[derive(Debug, Clone, Copy)]
-pub struct Moment<'a> {
-    pub history: &'a History,
-    pub facts: &'a Value,
-}
-
-/// One step to score: its record, and the episode just before and just after it. The history
-/// summarises the trajectory so far (calls per tool, consent, taint, violations).
+/// One step to score: its record, the episode just before and just after it, and the outcome
+/// when the step ended the episode. The history summarises the trajectory so far (calls per
+/// tool, consent, taint, violations).
 #[derive(Debug, Clone, Copy)]
 pub struct ScoredStep<'a> {
     pub manifest: &'a Manifest,
     pub record: &'a StepRecord,
-    pub before: Moment<'a>,
-    pub after: Moment<'a>,
+    pub before: &'a Moment,
+    pub after: &'a Moment,
+    pub outcome: Option<&'a Outcome>,
 }
 
-/// Takes one step of `episode` and scores it with every scorer: the record carries the scores.
-pub fn scored_step(
-    episode: &mut Episode,
-    action: Action,
-    tokens: Option<u64>,
+impl<'a> ScoredStep<'a> {
+    /// What the runtime says `stepped` did, in the env `manifest` describes.
+    pub fn new(manifest: &'a Manifest, stepped: &'a Stepped) -> ScoredStep<'a> {
+        ScoredStep {
+            manifest,
+            record: &stepped.record,
+            before: &stepped.before,
+            after: &stepped.after,
+            outcome: stepped.outcome.as_ref(),
+        }
+    }
+}
+
+/// Scores what one step did with every scorer: a pure function of the step and the manifest,
+/// applied after the step, never to a live episode.
+pub fn score_step(
     scorers: &[Box<dyn StepScorer>],
-) -> Result<StepRecord, RuntimeError> {
-    let (history, facts) = (episode.history().clone(), episode.facts().clone());
-    let mut record = episode.step(action, tokens)?;
-    let step = ScoredStep {
-        manifest: episode.env().manifest(),
-        record: &record,
-        before: Moment {
-            history: &history,
-            facts: &facts,
-        },
-        after: Moment {
-            history: episode.history(),
-            facts: episode.facts(),
-        },
-    };
-    record.scores = scorers.iter().map(|scorer| scorer.judge(step)).collect();
-    Ok(record)
+    manifest: &Manifest,
+    stepped: &Stepped,
+) -> Vec<StepScore> {
+    let step = ScoredStep::new(manifest, stepped);
+    scorers.iter().map(|scorer| scorer.judge(step)).collect()
 }
 
 /// A process reward model.

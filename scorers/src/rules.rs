@@ -92,7 +92,7 @@ impl StepScorer for RuleScorer {
                 .and_then(serde_json::Value::as_f64)
                 .unwrap_or(0.0)
         };
-        let change = progress(step.after.facts) - progress(step.before.facts);
+        let change = progress(&step.after.facts) - progress(&step.before.facts);
         if change != 0.0 {
             labels.push("progress".to_owned());
             reward += change;

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mode};
 use agentbench_sandbox::{Limits, Sandbox};
-use agentbench_scorers::{RuleScorer, StepScorer, scored_step};
+use agentbench_scorers::{RuleScorer, StepScorer, score_step};
 
 fn tool(name: &str, arguments: Value) -> Action {
     Action::Tool {
@@ -53,8 +53,10 @@ fn rule_scores_of_a_fixed_trajectory_match_the_snapshot() {
     ];
     let mut scored = Vec::new();
     for action in trajectory {
-        let record = scored_step(&mut episode, action.clone(), None, &scorers).unwrap();
-        let score = &record.scores[0];
+        let stepped = episode.step(action.clone(), None).unwrap();
+        let record = &stepped.record;
+        let scores = score_step(&scorers, episode.env().manifest(), &stepped);
+        let score = &scores[0];
         assert!((-1.0..=1.0).contains(&score.reward));
         scored.push(json!({
             "action": action,

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use agentbench_env_runtime::RuntimeError;
 
-use crate::episodes::RestoreError;
+use crate::sessions::{RestoreError, SessionError};
 use crate::store::StoreError;
 
 /// An error response: a status, a stable machine-readable code and a message for people.
@@ -31,20 +31,6 @@ impl ApiError {
             message: message.into(),
             details: Box::new(Value::Null),
             retry_after_seconds: None,
-        }
-    }
-
-    /// The server is at capacity: 429 with a `Retry-After`.
-    pub fn too_many_episodes(open: usize) -> ApiError {
-        ApiError {
-            retry_after_seconds: Some(1),
-            ..ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_episodes",
-                format!(
-                    "{open} episodes are open, the most this server allows; close or finish some"
-                ),
-            )
         }
     }
 
@@ -158,6 +144,37 @@ impl From<RestoreError> for ApiError {
             RestoreError::BadRecord { .. } | RestoreError::Diverged { .. } => {
                 ApiError::internal(error)
             }
+        }
+    }
+}
+
+impl From<SessionError> for ApiError {
+    fn from(error: SessionError) -> ApiError {
+        let conflict = |code, error: SessionError| {
+            ApiError::new(StatusCode::CONFLICT, code, error.to_string())
+        };
+        match error {
+            SessionError::NotFound { what, id } => ApiError::not_found(what, &id),
+            SessionError::Over => conflict("episode_over", error),
+            SessionError::Expired => conflict("episode_expired", error),
+            SessionError::EnvUnavailable { .. } => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "env_unavailable",
+                error.to_string(),
+            ),
+            // The server is at capacity: 429 with a `Retry-After`.
+            SessionError::TooManyEpisodes(_) => ApiError {
+                retry_after_seconds: Some(1),
+                ..ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_episodes",
+                    error.to_string(),
+                )
+            },
+            SessionError::Store(error) => error.into(),
+            SessionError::Runtime(error) => error.into(),
+            SessionError::Restore(error) => error.into(),
+            SessionError::Internal(_) => ApiError::internal(error),
         }
     }
 }

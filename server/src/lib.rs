@@ -5,14 +5,16 @@ mod api;
 mod api_error;
 pub mod builtin;
 pub mod chat_api;
-mod episodes;
 pub mod gate;
 pub mod leaderboard;
 pub mod loadgen;
 mod openapi;
+pub mod report;
+mod requests;
 pub mod run;
 mod runs_api;
 pub mod serving;
+pub mod sessions;
 pub mod store;
 pub mod validate;
 mod web;
@@ -27,8 +29,8 @@ use agentbench_scorers::{RuleScorer, StepScorer};
 
 pub use api::router;
 pub use api_error::ApiError;
-use episodes::{Episodes, Live, OpenEpisode};
-use store::{EpisodeState, Store, StoreError};
+use sessions::Sessions;
+use store::{Store, StoreError};
 
 /// Settings of a serving process.
 #[derive(Debug, Clone)]
@@ -55,59 +57,37 @@ impl Default for ServeSettings {
     }
 }
 
-/// Everything the handlers share.
+/// Everything the handlers share: the episodes and their lifecycle, and the store that the
+/// read-only runs API reads.
 #[derive(Debug)]
 pub struct App {
-    pub envs: BTreeMap<String, Arc<LoadedEnv>>,
-    pub settings: ServeSettings,
+    pub sessions: Arc<Sessions>,
     pub store: Store,
-    /// The step scorers every step is scored by (the rule scorer).
-    pub scorers: Vec<Box<dyn StepScorer>>,
-    episodes: Episodes,
 }
 
 impl App {
-    /// Serves `envs`, keyed by name, recording into `store`. The episodes the store holds as
-    /// open are open again: each is replayed from its recorded actions on its next request.
+    /// Serves `envs`, keyed by name, recording into `store` and scoring every step with the
+    /// rule scorer. The episodes the store holds as open are open again: each is replayed from
+    /// its recorded actions on its next request.
     pub async fn new(
         envs: BTreeMap<String, Arc<LoadedEnv>>,
         settings: ServeSettings,
         store: Store,
     ) -> Result<App, StoreError> {
-        let episodes = Episodes::new(settings.max_hot_episodes);
-        for row in store.open_episodes().await? {
-            // Replay is exact only in the very env the episode ran in: same name, same bytes.
-            let Some(env) = envs
-                .get(&row.env)
-                .filter(|env| env.content_hash() == row.env_hash)
-            else {
-                tracing::warn!(
-                    episode = row.id,
-                    env = row.env,
-                    env_hash = row.env_hash,
-                    "an open episode stays closed: its env (that version) is not served"
-                );
-                continue;
-            };
-            let task = serde_json::from_str(&row.task).map_err(|error| StoreError::Corrupt {
-                what: "task",
-                reason: format!("episode {}: {error}", row.id),
-            })?;
-            episodes.insert_recovered(OpenEpisode::new(
-                row.id,
-                env.clone(),
-                row.seed,
-                task,
-                row.mode,
-                Live::Cold,
-            ));
-        }
+        App::scored_by(envs, settings, store, vec![Box::new(RuleScorer)]).await
+    }
+
+    /// `App::new` with other step scorers.
+    pub async fn scored_by(
+        envs: BTreeMap<String, Arc<LoadedEnv>>,
+        settings: ServeSettings,
+        store: Store,
+        scorers: Vec<Box<dyn StepScorer>>,
+    ) -> Result<App, StoreError> {
+        let sessions = Sessions::new(envs, settings, store.clone(), scorers).await?;
         Ok(App {
-            envs,
-            settings,
+            sessions: Arc::new(sessions),
             store,
-            scorers: vec![Box::new(RuleScorer)],
-            episodes,
         })
     }
 
@@ -121,50 +101,6 @@ impl App {
     ) -> anyhow::Result<App> {
         let envs = builtin::load_runtime_envs(sandbox, added)?;
         Ok(App::new(envs, settings, store).await?)
-    }
-
-    /// How many episodes are open, and how many of them have a live instance.
-    pub fn open_counts(&self) -> (usize, usize) {
-        (self.episodes.len(), self.episodes.hot_count())
-    }
-
-    /// Expires the open episodes idle for longer than the TTL that no request holds; returns
-    /// how many expired.
-    pub async fn expire_idle(&self) -> Result<usize, StoreError> {
-        let mut expired = 0;
-        for handle in self.episodes.all() {
-            let Ok(mut episode) = handle.try_lock() else {
-                continue;
-            };
-            if episode.closed || episode.last_used.elapsed() <= self.settings.episode_ttl {
-                continue;
-            }
-            // Recorded first, under the episode's lock: a request waiting for it then finds the
-            // episode expired in the store.
-            self.store
-                .end_episode(&episode.id, EpisodeState::Expired)
-                .await?;
-            self.episodes.close(&mut episode);
-            expired += 1;
-        }
-        Ok(expired)
-    }
-
-    /// Runs `expire_idle` in the background, a few times per TTL.
-    pub fn spawn_expiry(app: &Arc<App>) -> tokio::task::JoinHandle<()> {
-        let app = app.clone();
-        let period = (app.settings.episode_ttl / 4)
-            .clamp(Duration::from_millis(50), Duration::from_secs(60));
-        tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(period);
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                ticks.tick().await;
-                if let Err(error) = app.expire_idle().await {
-                    tracing::warn!(%error, "cannot expire idle episodes");
-                }
-            }
-        })
     }
 }
 

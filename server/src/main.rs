@@ -409,7 +409,7 @@ fn serve(
     let (app, listener) = runtime.block_on(async {
         let store = Store::open(db, db_sync).await?;
         let app = Arc::new(App::with_builtin_envs(&sandbox, added, settings, store).await?);
-        App::spawn_expiry(&app);
+        app.sessions.spawn_expiry();
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;

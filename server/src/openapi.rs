@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 use agentbench_env_contract::Outcome;
 use agentbench_env_runtime::{Mask, Mode, StepRecord};
 
-use crate::api::{CreateEpisode, StepRequest};
 use crate::leaderboard::Leaderboard;
+use crate::requests::{AgentNote, CreateEpisode, StepRequest};
 use crate::runs_api::{RunComparison, RunDetail, RunList};
 
 /// `GET /healthz`.
@@ -87,7 +87,7 @@ struct StepResult {
     outcome: Option<Outcome>,
     /// What the agent reported about producing the action, when it did.
     #[serde(default)]
-    agent: Option<crate::api::AgentNote>,
+    agent: Option<AgentNote>,
 }
 
 #[derive(JsonSchema)]

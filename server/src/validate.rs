@@ -130,10 +130,10 @@ fn play(
         if episode.is_over() {
             break;
         }
-        let record = episode
+        let stepped = episode
             .step(action.clone(), None)
             .map_err(|error| format!("a step failed: {error}"))?;
-        records.push(record);
+        records.push(stepped.record);
     }
     let outcome = episode
         .outcome()

@@ -110,7 +110,10 @@ async fn play(agent: &dyn Agent, scenario: &Scenario) -> (Vec<Turn>, Outcome) {
         };
         let decision = agent.act(view).await.unwrap();
         assert_eq!(decision.mistake, None, "{decision:?}");
-        let record = episode.step(decision.action, decision.tokens).unwrap();
+        let record = episode
+            .step(decision.action, decision.tokens)
+            .unwrap()
+            .record;
         turns.push(Turn::from_record(&record));
         assert!(turns.len() <= 20, "the episode does not end: {turns:?}");
     }

@@ -18,7 +18,7 @@ use tower::ServiceExt as _;
 
 use agentbench_env_runtime::{Action, LoadedEnv};
 use agentbench_sandbox::{Limits, Sandbox};
-use agentbench_scorers::{ScoredStep, StepScorer};
+use agentbench_scorers::{RuleScorer, ScoredStep, StepScorer};
 use agentbench_server::store::{DbSync, Store};
 use agentbench_server::{App, ServeSettings, router};
 
@@ -62,9 +62,13 @@ async fn app_scored_also_by(
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("api.db").display());
     let store = Store::open(&url, DbSync::Full).await.unwrap();
-    let mut app = App::new(envs(), settings, store).await.unwrap();
-    app.scorers.extend(scorer);
-    let app = Arc::new(app);
+    let mut scorers: Vec<Box<dyn StepScorer>> = vec![Box::new(RuleScorer)];
+    scorers.extend(scorer);
+    let app = Arc::new(
+        App::scored_by(envs(), settings, store, scorers)
+            .await
+            .unwrap(),
+    );
     TestApp {
         router: router(app.clone()),
         app,
@@ -363,7 +367,7 @@ async fn an_episode_deleted_by_a_client_that_hung_up_takes_no_more_steps() {
         (StatusCode::NOT_FOUND, &json!("not_found")),
         "{body}"
     );
-    assert_eq!(app.app.open_counts().0, 0);
+    assert_eq!(app.app.sessions.open_counts().0, 0);
 }
 
 #[tokio::test]
@@ -576,7 +580,7 @@ async fn parked_episodes_continue_exactly_where_they_stopped() {
                 )
             );
         }
-        let (open, hot) = parked.app.open_counts();
+        let (open, hot) = parked.app.sessions.open_counts();
         assert_eq!(open, 6);
         assert!(hot <= 2, "{hot} hot episodes in a pool of 2");
     }
@@ -591,7 +595,7 @@ async fn idle_episodes_expire() {
     .await;
     let idle = create(&app).await;
     tokio::time::sleep(Duration::from_millis(120)).await;
-    assert_eq!(app.app.expire_idle().await.unwrap(), 1);
+    assert_eq!(app.app.sessions.expire_idle().await.unwrap(), 1);
     // Created after the sweep, so however slow the machine, no sweep has seen it idle.
     let fresh = create(&app).await;
     let (status, body) = post(

@@ -10,14 +10,15 @@
 mod action;
 mod episode;
 mod loaded;
+mod record;
+mod settings;
 
 pub use action::{Action, ActionError};
 pub use agentbench_policies::{Access, History, Mask, PolicyFile, Violation};
-pub use episode::{
-    Budget, DEFAULT_MAX_STEPS, Episode, EpisodeSettings, Mode, Parked, Progress, RecordedEvent,
-    Status, StepRecord, StepScore, StepTimings, UserReply, ValidationIssue,
-};
+pub use episode::{Episode, Moment, Parked, Progress, Stepped};
 pub use loaded::LoadedEnv;
+pub use record::{RecordedEvent, Status, StepRecord, StepScore, StepTimings, ValidationIssue};
+pub use settings::{Budget, DEFAULT_MAX_STEPS, EpisodeSettings, Mode, UserReply};
 
 /// Why the runtime could not do what was asked (as opposed to a step that went wrong, which is
 /// recorded).

@@ -11,7 +11,7 @@ use agentbench_sandbox::EnvImage;
 use sha2::{Digest, Sha256};
 
 use crate::RuntimeError;
-use crate::episode::ValidationIssue;
+use crate::ValidationIssue;
 
 /// A loaded env; share it between episodes (it is immutable).
 pub struct LoadedEnv {

@@ -54,7 +54,8 @@ fn a_valid_call_runs_and_reports_the_next_mask() {
             tool("read_file", json!({"path": "/docs/offsite-agenda.md"})),
             Some(120),
         )
-        .unwrap();
+        .unwrap()
+        .record;
     assert_eq!(record.status, Status::Ok, "{}", record.observation);
     assert_eq!(record.index, 0);
     assert!(!record.terminated && !record.truncated);
@@ -74,7 +75,8 @@ fn invalid_arguments_are_recorded_with_pointers_and_never_reach_the_env() {
             ),
             None,
         )
-        .unwrap();
+        .unwrap()
+        .record;
     assert_eq!(record.status, Status::InvalidArguments);
     let pointers: Vec<&str> = record
         .validation
@@ -116,7 +118,7 @@ fn steps_the_env_never_sees_cost_it_no_work() {
             question: "May I?".to_owned(),
         },
     ] {
-        let record = episode.step(action, None).unwrap();
+        let record = episode.step(action, None).unwrap().record;
         assert_ne!(record.status, Status::Ok);
     }
     assert_eq!(episode.fuel_spent(), fuel, "the env was called");
@@ -129,7 +131,10 @@ fn steps_the_env_never_sees_cost_it_no_work() {
 #[test]
 fn an_unknown_tool_is_recorded_and_lists_the_tools() {
     let mut episode = start(json!({}));
-    let record = episode.step(tool("format_disk", json!({})), None).unwrap();
+    let record = episode
+        .step(tool("format_disk", json!({})), None)
+        .unwrap()
+        .record;
     assert_eq!(record.status, Status::UnknownTool);
     let message = observation(&record)["error"].as_str().unwrap().to_owned();
     assert!(
@@ -145,7 +150,7 @@ fn ask_user_gets_the_scripted_replies_in_order_then_none() {
         question: "may I?".to_owned(),
     };
     let replies: Vec<Value> = (0..3)
-        .map(|_| observation(&episode.step(ask(), None).unwrap())["reply"].clone())
+        .map(|_| observation(&episode.step(ask(), None).unwrap().record)["reply"].clone())
         .collect();
     assert_eq!(replies, [json!("yes, send it"), json!("no"), Value::Null]);
 }
@@ -160,7 +165,8 @@ fn a_final_message_terminates_and_later_actions_are_refused() {
             },
             None,
         )
-        .unwrap();
+        .unwrap()
+        .record;
     assert_eq!(record.status, Status::Message);
     assert!(record.terminated && !record.truncated);
     let error = episode
@@ -170,15 +176,45 @@ fn a_final_message_terminates_and_later_actions_are_refused() {
 }
 
 #[test]
+fn a_step_returns_the_moments_around_it_and_the_outcome_when_it_ends_the_episode() {
+    let mut episode = start(json!({"user_replies": ["yes"]}));
+    let asked = episode
+        .step(
+            Action::AskUser {
+                question: "May I?".to_owned(),
+            },
+            None,
+        )
+        .unwrap();
+    assert!(!asked.before.history.consented && asked.after.history.consented);
+    assert_eq!(asked.after.history.steps, 1);
+    assert!(asked.outcome.is_none() && !asked.ended());
+    let done = episode
+        .step(
+            Action::Message {
+                message: "done".to_owned(),
+            },
+            None,
+        )
+        .unwrap();
+    assert!(done.ended());
+    assert_eq!(done.outcome, Some(episode.outcome().unwrap()));
+}
+
+#[test]
 fn the_step_budget_truncates() {
     let mut episode = start(json!({"budget": {"max_steps": 2}}));
     assert!(
         !episode
             .step(tool("list_files", json!({})), None)
             .unwrap()
+            .record
             .truncated
     );
-    let record = episode.step(tool("list_files", json!({})), None).unwrap();
+    let record = episode
+        .step(tool("list_files", json!({})), None)
+        .unwrap()
+        .record;
     assert!(record.truncated && !record.terminated);
     assert!(episode.is_over());
 }
@@ -190,12 +226,14 @@ fn the_token_budget_truncates() {
         !episode
             .step(tool("list_files", json!({})), Some(600))
             .unwrap()
+            .record
             .truncated
     );
     assert!(
         episode
             .step(tool("list_files", json!({})), Some(600))
             .unwrap()
+            .record
             .truncated
     );
 }
@@ -233,10 +271,16 @@ fn an_env_failure_is_recorded_and_ends_the_episode() {
     );
     let (mut episode, _) = Episode::start(hostile, 1, &json!({}), Mode::Enforce).unwrap();
     assert_eq!(
-        episode.step(tool("echo", json!({})), None).unwrap().status,
+        episode
+            .step(tool("echo", json!({})), None)
+            .unwrap()
+            .record
+            .status,
         Status::Ok
     );
-    let record = episode.step(tool("trap", json!({})), None).unwrap();
+    let stepped = episode.step(tool("trap", json!({})), None).unwrap();
+    assert!(stepped.outcome.is_none(), "a failed env has no outcome");
+    let record = stepped.record;
     assert_eq!(record.status, Status::EnvError);
     assert!(
         observation(&record)["error"]
@@ -304,8 +348,8 @@ fn a_parked_episode_continues_exactly_where_it_stopped() {
     drop(parked_one);
     let mut resumed = Episode::unpark(workspace(), &parked).unwrap();
     for action in &actions[2..] {
-        let expected = uninterrupted.step(action.clone(), None).unwrap();
-        let got = resumed.step(action.clone(), None).unwrap();
+        let expected = uninterrupted.step(action.clone(), None).unwrap().record;
+        let got = resumed.step(action.clone(), None).unwrap().record;
         assert_eq!(got.observation.get(), expected.observation.get());
         assert_eq!((got.index, got.status), (expected.index, expected.status));
     }

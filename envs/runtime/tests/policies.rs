@@ -67,7 +67,7 @@ fn each_policy_permits_and_forbids_what_its_cases_say() {
         let mut episode = start(&task, Mode::Enforce);
         for _ in 0..case.repeat_before.unwrap_or(1) {
             for action in &case.before {
-                let record = episode.step(action.clone(), None).unwrap();
+                let record = episode.step(action.clone(), None).unwrap().record;
                 assert!(
                     matches!(record.status, Status::Ok | Status::AskUser),
                     "{}: a `before` action did not run: {:?} {}",
@@ -77,7 +77,7 @@ fn each_policy_permits_and_forbids_what_its_cases_say() {
                 );
             }
         }
-        let record = episode.step(case.action.clone(), None).unwrap();
+        let record = episode.step(case.action.clone(), None).unwrap().record;
         let by: Vec<&str> = record
             .violations
             .iter()
@@ -122,7 +122,7 @@ fn read_vendor_file(episode: &mut Episode) -> StepRecord {
         "read_file",
         json!({"path": "/shared/brightline-price-list.md"}),
     );
-    episode.step(read, None).unwrap()
+    episode.step(read, None).unwrap().record
 }
 
 #[test]
@@ -172,7 +172,7 @@ fn masks_change_with_taint_consent_and_counts() {
                 ),
                 None,
             )
-            .unwrap();
+            .unwrap().record;
         assert_eq!(record.status, Status::Ok, "{}", record.observation);
     }
     assert_eq!(episode.history().calls["send_email"], 10);
@@ -189,8 +189,8 @@ fn audit_runs_what_enforce_blocks_and_records_the_same_violations() {
     );
     let mut enforced = start(&task, Mode::Enforce);
     let mut audited = start(&task, Mode::Audit);
-    let blocked = enforced.step(exfiltrate.clone(), None).unwrap();
-    let ran = audited.step(exfiltrate, None).unwrap();
+    let blocked = enforced.step(exfiltrate.clone(), None).unwrap().record;
+    let ran = audited.step(exfiltrate, None).unwrap().record;
 
     assert_eq!(blocked.status, Status::Blocked);
     assert_eq!(ran.status, Status::Ok, "{}", ran.observation);

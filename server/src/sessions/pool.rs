@@ -1,4 +1,4 @@
-//! The open episodes of a serving process and the live instances behind them.
+//! The pool of open episodes and the live instances behind them.
 //!
 //! Each open episode sits behind its own lock, so that steps on one episode are serialised while
 //! different episodes run in parallel. Only a bounded number are *hot* (a live sandbox instance);
@@ -38,9 +38,9 @@ pub struct OpenEpisode {
     /// A sandbox call of this episode once took long; its calls leave the async workers.
     pub slow: bool,
     /// Its instance may be ahead of its record: set by every sandbox call a request makes
-    /// (`api::in_sandbox`) until the request has recorded and counted what the call did. A request that finds it set (the one before
-    /// failed or panicked in between) makes the episode cold first, so that it is replayed
-    /// from what is recorded.
+    /// (`in_sandbox`) until the request has recorded and counted what the call did. A request
+    /// that finds it set (the one before failed or panicked in between) makes the episode cold
+    /// first, so that it is replayed from what is recorded.
     pub ahead_of_record: bool,
     slot: Arc<Slot>,
 }
@@ -96,7 +96,7 @@ impl OpenEpisode {
         self.slot.used.store(true, Ordering::Relaxed);
     }
 
-    /// The live episode; only valid after `Episodes::make_hot`.
+    /// The live episode; only valid after `Pool::make_hot`.
     pub fn hot(&mut self) -> &mut Episode {
         match &mut self.live {
             Live::Hot(episode) => episode,
@@ -133,7 +133,7 @@ pub enum RestoreError {
 
 /// The registry of open episodes and the clock over the hot ones.
 #[derive(Debug)]
-pub struct Episodes {
+pub struct Pool {
     open: Mutex<HashMap<String, EpisodeHandle>>,
     /// Hot episodes in the order they became hot; the clock hand is the front.
     clock: Mutex<VecDeque<ClockEntry>>,
@@ -141,9 +141,9 @@ pub struct Episodes {
     max_hot: usize,
 }
 
-impl Episodes {
-    pub fn new(max_hot: usize) -> Episodes {
-        Episodes {
+impl Pool {
+    pub fn new(max_hot: usize) -> Pool {
+        Pool {
             open: Mutex::default(),
             clock: Mutex::default(),
             hot: AtomicUsize::new(0),
