@@ -11,13 +11,12 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
+use rusqlite::types::ToSqlOutput;
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use tokio::sync::{oneshot, watch};
 
-use super::{
-    COPY_STEPS, DELETE_EPISODE, DELETE_STEPS, DbSync, END_EPISODE, END_EPISODE_WITH_OUTCOME,
-    INSERT_EPISODE, INSERT_STEP, MAX_GROUP, Pending, StoreError, Write, now_ms,
-};
+use super::writes::{MAX_GROUP, Param, Pending, Write};
+use super::{DbSync, StoreError};
 
 /// The writer: the queue of writes waiting for a commit, and the connection that commits them.
 #[derive(Debug)]
@@ -27,7 +26,7 @@ pub(super) struct SqliteWriter {
     connection: Mutex<Connection>,
     /// Told after every commit, for the checkpointer.
     committed: watch::Sender<()>,
-    /// Set by the checkpointer when the WAL should start over (see `super::checkpointer`).
+    /// Set by the checkpointer when the WAL should start over (see `super::checkpoint`).
     restart_due: Arc<AtomicBool>,
     /// Whether a commit waits for the disk (`synchronous = FULL`), a millisecond or more.
     syncs: bool,
@@ -194,71 +193,24 @@ fn commit(connection: &mut Connection, writes: &[&Write]) -> Result<(), StoreErr
     Ok(())
 }
 
+/// Runs the statements of one write.
 fn apply(connection: &Connection, write: &Write) -> Result<(), StoreError> {
-    match write {
-        Write::Create {
-            episode,
-            copy_steps_from,
-        } => {
-            let (forked_from, forked_after) = match &episode.forked_from {
-                Some((parent, after)) => (Some(parent.as_str()), Some(i64::from(*after))),
-                None => (None, None),
-            };
-            connection.prepare_cached(INSERT_EPISODE)?.execute(params![
-                episode.id,
-                episode.env,
-                episode.env_version,
-                episode.env_hash,
-                episode.seed.cast_signed(),
-                episode.task,
-                episode.observation,
-                forked_from,
-                forked_after,
-                episode.state.as_str(),
-                episode.outcome,
-                episode.created_ms,
-                episode.mode.as_str(),
-            ])?;
-            if let Some(parent) = copy_steps_from {
-                connection
-                    .prepare_cached(COPY_STEPS)?
-                    .execute(params![episode.id, parent])?;
-            }
-        }
-        Write::Append {
-            episode_id,
-            step,
-            end,
-        } => {
-            connection.prepare_cached(INSERT_STEP)?.execute(params![
-                episode_id,
-                i64::from(step.index),
-                step.request_id,
-                step.record_lz4,
-            ])?;
-            if let Some((state, outcome)) = end {
-                connection
-                    .prepare_cached(END_EPISODE_WITH_OUTCOME)?
-                    .execute(params![state.as_str(), outcome, now_ms(), episode_id,])?;
-            }
-        }
-        Write::End { episode_id, state } => {
-            connection.prepare_cached(END_EPISODE)?.execute(params![
-                state.as_str(),
-                now_ms(),
-                episode_id
-            ])?;
-        }
-        Write::Delete { episode_id } => {
-            connection
-                .prepare_cached(DELETE_STEPS)?
-                .execute(params![episode_id])?;
-            connection
-                .prepare_cached(DELETE_EPISODE)?
-                .execute(params![episode_id])?;
-        }
+    for statement in write.statements() {
+        connection
+            .prepare_cached(statement.sql)?
+            .execute(rusqlite::params_from_iter(&statement.params))?;
     }
     Ok(())
+}
+
+impl rusqlite::ToSql for Param<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        match self {
+            Param::Text(value) => value.to_sql(),
+            Param::Int(value) => value.to_sql(),
+            Param::Bytes(value) => value.to_sql(),
+        }
+    }
 }
 
 /// Copies the rest of SQLite's WAL into the database and starts it over. Only the writer can:

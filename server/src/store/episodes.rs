@@ -1,0 +1,117 @@
+//! The episodes' queries: the writes that record an episode and its steps, and the reads of
+//! them.
+
+use super::rows::{episode_row, step_row};
+use super::writes::{PackedStep, Write};
+use super::{EpisodeRow, EpisodeState, StepRow, Store, StoreError, pack};
+
+/// A query for the columns `episode_row` reads, with its `WHERE` (and further) clauses.
+macro_rules! select_episodes {
+    ($clauses:literal) => {
+        concat!(
+            "SELECT id, env, env_version, env_hash, seed, task, observation, forked_from, ",
+            "forked_after, state, outcome, created_ms, mode FROM episodes ",
+            $clauses
+        )
+    };
+}
+
+impl Store {
+    /// Records a new episode; a fork also copies `copy_steps_from`'s steps.
+    pub async fn create_episode(
+        &self,
+        episode: EpisodeRow,
+        copy_steps_from: Option<String>,
+    ) -> Result<(), StoreError> {
+        self.write(Write::Create {
+            episode: Box::new(episode),
+            copy_steps_from,
+        })
+        .await
+    }
+
+    /// Records a step; `end` is the episode's end state and outcome when this step ended it.
+    pub async fn append_step(
+        &self,
+        episode_id: &str,
+        step: StepRow,
+        end: Option<(EpisodeState, Option<String>)>,
+    ) -> Result<(), StoreError> {
+        let step = PackedStep {
+            index: step.index,
+            request_id: step.request_id,
+            record_lz4: pack(&step.record),
+        };
+        self.write(Write::Append {
+            episode_id: episode_id.to_owned(),
+            step,
+            end,
+        })
+        .await
+    }
+
+    /// Marks an episode ended without a step (expired).
+    pub async fn end_episode(
+        &self,
+        episode_id: &str,
+        state: EpisodeState,
+    ) -> Result<(), StoreError> {
+        self.write(Write::End {
+            episode_id: episode_id.to_owned(),
+            state,
+        })
+        .await
+    }
+
+    /// Deletes an episode and its steps.
+    pub async fn delete_episode(&self, episode_id: &str) -> Result<(), StoreError> {
+        self.write(Write::Delete {
+            episode_id: episode_id.to_owned(),
+        })
+        .await
+    }
+
+    pub async fn episode(&self, id: &str) -> Result<Option<EpisodeRow>, StoreError> {
+        let row = sqlx::query(select_episodes!("WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|row| episode_row(&row)).transpose()
+    }
+
+    /// The episodes still open, oldest first.
+    pub async fn open_episodes(&self) -> Result<Vec<EpisodeRow>, StoreError> {
+        let rows = sqlx::query(select_episodes!("WHERE state = 'open' ORDER BY created_ms"))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(episode_row).collect()
+    }
+
+    /// An episode's steps in order.
+    pub async fn steps(&self, episode_id: &str) -> Result<Vec<StepRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT idx, request_id, record, record_lz4 FROM steps WHERE episode_id = $1 ORDER BY idx",
+        )
+        .bind(episode_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(step_row).collect()
+    }
+
+    /// The step a request id produced, if any.
+    pub async fn step_by_request(
+        &self,
+        episode_id: &str,
+        request_id: &str,
+    ) -> Result<Option<StepRow>, StoreError> {
+        let row = sqlx::query(
+            "SELECT idx, request_id, record, record_lz4 FROM steps \
+             WHERE episode_id = $1 AND request_id = $2",
+        )
+        .bind(episode_id)
+        .bind(request_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(step_row).transpose()
+    }
+}

@@ -1,0 +1,158 @@
+//! The store's writes, and the one table from a write to its SQL statements that both
+//! databases' writers run (`Write::statements`).
+
+use tokio::sync::oneshot;
+
+use super::{EpisodeRow, EpisodeState, StoreError, now_ms};
+
+/// The most writes one transaction commits.
+pub(super) const MAX_GROUP: usize = 512;
+
+/// The writes' statements, the same text for both databases (SQLite reads `$N` as the Nth
+/// parameter when they come in order).
+pub(super) const INSERT_EPISODE: &str = "INSERT INTO episodes (id, env, env_version, env_hash, seed, task, \
+     observation, forked_from, forked_after, state, outcome, created_ms, mode) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+/// A fork's copy of its parent's steps (their request ids stay with the parent).
+pub(super) const COPY_STEPS: &str = "INSERT INTO steps (episode_id, idx, request_id, record, record_lz4) \
+     SELECT $1, idx, NULL, record, record_lz4 FROM steps WHERE episode_id = $2";
+pub(super) const INSERT_STEP: &str =
+    "INSERT INTO steps (episode_id, idx, request_id, record_lz4) VALUES ($1, $2, $3, $4)";
+pub(super) const END_EPISODE_WITH_OUTCOME: &str =
+    "UPDATE episodes SET state = $1, outcome = $2, ended_ms = $3 WHERE id = $4";
+pub(super) const END_EPISODE: &str = "UPDATE episodes SET state = $1, ended_ms = $2 WHERE id = $3";
+pub(super) const DELETE_STEPS: &str = "DELETE FROM steps WHERE episode_id = $1";
+pub(super) const DELETE_EPISODE: &str = "DELETE FROM episodes WHERE id = $1";
+
+/// A step as the writer inserts it: its record compressed (see `pack`) by the request's task,
+/// not by the one writer every step waits on.
+#[derive(Debug)]
+pub(super) struct PackedStep {
+    pub index: u32,
+    pub request_id: Option<String>,
+    pub record_lz4: Vec<u8>,
+}
+
+#[derive(Debug)]
+pub(super) enum Write {
+    /// A new episode; a fork copies its parent's steps in the same transaction.
+    Create {
+        episode: Box<EpisodeRow>,
+        copy_steps_from: Option<String>,
+    },
+    /// A step, and the episode's end when the step ended it.
+    Append {
+        episode_id: String,
+        step: PackedStep,
+        end: Option<(EpisodeState, Option<String>)>,
+    },
+    /// The episode ends without a step (it expired).
+    End {
+        episode_id: String,
+        state: EpisodeState,
+    },
+    Delete {
+        episode_id: String,
+    },
+}
+
+/// A write waiting for its commit, and where to answer once it is done.
+#[derive(Debug)]
+pub(super) struct Pending {
+    pub write: Write,
+    pub done: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// A value bound to one of a statement's parameters.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Param<'a> {
+    Text(Option<&'a str>),
+    Int(Option<i64>),
+    Bytes(&'a [u8]),
+}
+
+/// One statement of a write: its SQL and its parameters' values, in order.
+#[derive(Debug)]
+pub(super) struct Statement<'a> {
+    pub sql: &'static str,
+    pub params: Vec<Param<'a>>,
+}
+
+fn text(value: &str) -> Param<'_> {
+    Param::Text(Some(value))
+}
+
+impl Write {
+    /// The statements that make this write, in order, the same for both databases. A step's
+    /// INSERT comes first, then its episode's end when the step ended it.
+    pub(super) fn statements(&self) -> Vec<Statement<'_>> {
+        let statement = |sql, params| Statement { sql, params };
+        match self {
+            Write::Create {
+                episode,
+                copy_steps_from,
+            } => {
+                let mut statements = vec![statement(INSERT_EPISODE, episode_params(episode))];
+                if let Some(parent) = copy_steps_from {
+                    statements.push(statement(COPY_STEPS, vec![text(&episode.id), text(parent)]));
+                }
+                statements
+            }
+            Write::Append {
+                episode_id,
+                step,
+                end,
+            } => {
+                let insert = vec![
+                    text(episode_id),
+                    Param::Int(Some(i64::from(step.index))),
+                    Param::Text(step.request_id.as_deref()),
+                    Param::Bytes(&step.record_lz4),
+                ];
+                let mut statements = vec![statement(INSERT_STEP, insert)];
+                if let Some((state, outcome)) = end {
+                    let end = vec![
+                        text(state.as_str()),
+                        Param::Text(outcome.as_deref()),
+                        Param::Int(Some(now_ms())),
+                        text(episode_id),
+                    ];
+                    statements.push(statement(END_EPISODE_WITH_OUTCOME, end));
+                }
+                statements
+            }
+            Write::End { episode_id, state } => {
+                let end = vec![
+                    text(state.as_str()),
+                    Param::Int(Some(now_ms())),
+                    text(episode_id),
+                ];
+                vec![statement(END_EPISODE, end)]
+            }
+            Write::Delete { episode_id } => vec![
+                statement(DELETE_STEPS, vec![text(episode_id)]),
+                statement(DELETE_EPISODE, vec![text(episode_id)]),
+            ],
+        }
+    }
+}
+
+/// `INSERT_EPISODE`'s parameters.
+fn episode_params(episode: &EpisodeRow) -> Vec<Param<'_>> {
+    let forked_from = episode.forked_from.as_ref();
+    vec![
+        text(&episode.id),
+        text(&episode.env),
+        text(&episode.env_version),
+        text(&episode.env_hash),
+        Param::Int(Some(episode.seed.cast_signed())),
+        text(&episode.task),
+        text(&episode.observation),
+        Param::Text(forked_from.map(|(parent, _)| parent.as_str())),
+        Param::Int(forked_from.map(|(_, after)| i64::from(*after))),
+        text(episode.state.as_str()),
+        Param::Text(episode.outcome.as_deref()),
+        Param::Int(Some(episode.created_ms)),
+        text(episode.mode.as_str()),
+    ]
+}
