@@ -1,0 +1,128 @@
+//! `agentbench bench`: a load generator that measures a server's episode-creation latency, step
+//! throughput and latency, and resident memory per open episode.
+//!
+//! The bench drives a server over real HTTP/1.1 with keep-alive connections, either one given by
+//! URL or one it spawns as a child process (`agentbench serve` on a loopback port), and whose
+//! resident memory it can then read from `/proc`.
+
+mod client;
+mod phases;
+mod procfs;
+mod report;
+mod spawn;
+
+use std::time::Duration;
+
+use anyhow::bail;
+
+use crate::store::DbSync;
+use client::{Api, base_url};
+use phases::{create_client_episodes, delete_all, measure_memory, step_all};
+pub use report::{
+    CleanupReport, CpuReport, LatencySummary, LoadReport, MemoryReport, ResetReport, StepReport,
+};
+use spawn::SpawnedServer;
+
+/// The env every bench episode runs in.
+const ENV: &str = "workspace";
+/// The read-only action each step sends: cheap, and it never ends the episode.
+const STEP_ACTION: &str = r#"{"action":{"tool":"list_files","arguments":{}}}"#;
+/// A step budget the measured phase cannot exhaust.
+const MAX_STEPS: u64 = 1_000_000;
+/// The most requests in flight while opening (phase 3) or deleting episodes.
+const BULK_IN_FLIGHT: usize = 64;
+/// The longest the bench waits for one answer before counting the request as failed.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// The longest a spawned server may take to report its address.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(120);
+/// The memory budget the per-episode footprint is extrapolated to.
+const MEMORY_BUDGET_BYTES: u64 = 4 << 30;
+
+/// What to measure and against which server.
+#[derive(Debug, Clone)]
+pub struct LoadSettings {
+    /// The base URL of a running server (`http://host:port`); `None` spawns one.
+    pub server: Option<String>,
+    /// Clients stepping at once, each with its own episode.
+    pub concurrency: usize,
+    /// How long steps are measured, after the warm-up.
+    pub duration: Duration,
+    /// How long clients step before measuring starts.
+    pub warmup: Duration,
+    /// Extra episodes opened to measure memory per open episode; 0 skips that phase.
+    pub open_episodes: usize,
+    /// How a spawned server's commits wait for the disk (`serve --db-sync`).
+    pub db_sync: DbSync,
+}
+
+impl Default for LoadSettings {
+    fn default() -> LoadSettings {
+        LoadSettings {
+            server: None,
+            concurrency: 256,
+            duration: Duration::from_secs(10),
+            warmup: Duration::from_secs(1),
+            open_episodes: 10_000,
+            db_sync: DbSync::Full,
+        }
+    }
+}
+
+/// Runs the three phases and the cleanup; progress goes to stderr.
+pub async fn run(settings: &LoadSettings) -> anyhow::Result<LoadReport> {
+    validate(settings)?;
+    let (spawned, base) = match &settings.server {
+        Some(url) => (None, base_url(url)?),
+        None => {
+            progress("starting a server");
+            let max_open = settings.concurrency + settings.open_episodes + 16;
+            let (server, base) = SpawnedServer::start(max_open, settings.db_sync).await?;
+            (Some(server), base)
+        }
+    };
+    let api = Api::new(base.clone());
+
+    progress(&format!("creating {} episodes", settings.concurrency));
+    let (ids, resets) = create_client_episodes(&api, settings.concurrency).await?;
+    progress(&format!(
+        "stepping for {:?} of warm-up and {:?} measured",
+        settings.warmup, settings.duration
+    ));
+    let server_pid = spawned.as_ref().map(SpawnedServer::pid);
+    let steps = step_all(&api, &ids, server_pid, settings.warmup, settings.duration).await;
+    let memory = match &spawned {
+        None => MemoryReport::Skipped {
+            reason: "the server was not spawned by the bench (--server)".to_owned(),
+        },
+        Some(_) if settings.open_episodes == 0 => MemoryReport::Skipped {
+            reason: "--open-episodes is 0".to_owned(),
+        },
+        Some(server) => measure_memory(&api, server.pid(), settings).await,
+    };
+    progress(&format!("deleting {} episodes", ids.len()));
+    let cleanup = delete_all(&api, ids).await;
+    Ok(LoadReport {
+        server: base,
+        spawned: spawned.is_some(),
+        db_sync: spawned.is_some().then_some(settings.db_sync.as_str()),
+        concurrency: settings.concurrency,
+        resets,
+        steps,
+        memory,
+        cleanup,
+    })
+}
+
+fn validate(settings: &LoadSettings) -> anyhow::Result<()> {
+    if settings.concurrency == 0 {
+        bail!("expected a concurrency of at least 1, got 0");
+    }
+    if settings.duration.is_zero() {
+        bail!("expected a measured duration above zero, got 0s");
+    }
+    Ok(())
+}
+
+fn progress(message: &str) {
+    eprintln!("bench: {message}");
+}
