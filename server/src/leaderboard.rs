@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use agentbench_scorers::{Difference, EpisodeResult, Estimate, Metric, compare};
 
-use crate::run::Report;
+use crate::report::Report;
 use crate::store::RunRow;
 
 /// The leaderboard's columns, in order.

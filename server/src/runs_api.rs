@@ -18,7 +18,8 @@ use crate::gate::GateVerdict;
 use crate::leaderboard::{
     self, CategoryDifferences, Leaderboard, LeaderboardQuery, RunSummary, StoredRun,
 };
-use crate::run::{Comparison, EpisodeLine, RunInfo};
+use crate::report::{Comparison, RunInfo};
+use crate::run::EpisodeLine;
 
 /// `GET /v1/runs`.
 #[derive(Debug, Serialize, JsonSchema)]

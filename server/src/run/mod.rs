@@ -2,8 +2,8 @@
 //! against a remote `agentbench serve`, records the run in the database (resumable), computes
 //! its metrics, judges them with the gate, and writes the report files.
 
+mod output;
 mod play;
-mod report;
 mod transport;
 
 use std::collections::{BTreeSet, VecDeque};
@@ -20,13 +20,14 @@ use agentbench_env_runtime::Mode;
 use agentbench_sandbox::Limits;
 use agentbench_scorers::{EpisodeResult, compare, run_metrics};
 
+pub use output::summary as report_summary;
 pub use play::EpisodeLine;
 use play::Player;
-pub use report::{Comparison, Report, RunInfo, summary as report_summary};
 use transport::Transport;
 
 use crate::builtin::AddedPolicies;
 use crate::gate::Gate;
+use crate::report::{Comparison, Report, RunInfo};
 use crate::store::{DbSync, RunRow, Store};
 use crate::{App, ServeSettings};
 
@@ -225,7 +226,7 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
         .finish_run(&run.id, &serde_json::to_string(&report)?)
         .await?;
     if let Some(dir) = &settings.out {
-        report::write_all(dir, &report, &lines)?;
+        output::write_all(dir, &report, &lines)?;
     }
 
     let unmeasured = report.metrics.unmeasured;

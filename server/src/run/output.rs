@@ -4,54 +4,12 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use agentbench_scorers::{Difference, EpisodeResult, Estimate, Metric, RunMetrics};
+use agentbench_scorers::{Estimate, Metric};
 
 use super::play::EpisodeLine;
-use crate::gate::GateVerdict;
-
-/// What ran, and how.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct RunInfo {
-    pub id: String,
-    pub suite: String,
-    pub suite_version: String,
-    pub suite_hash: String,
-    pub agent: String,
-    pub trials: u32,
-    pub mode: String,
-    /// The server the episodes ran on; `None` when in process.
-    pub server: Option<String>,
-    /// The model endpoint, for a model agent.
-    pub base_url: Option<String>,
-    /// The git revision of the agent or model under test, when given.
-    pub revision: Option<String>,
-    /// Only the first N scenarios ran.
-    pub limit: Option<usize>,
-    pub started_ms: i64,
-    pub ended_ms: i64,
-}
-
-/// `report.json`: the run, its metrics, the gate's verdict, the baseline comparison, and every
-/// episode's result (so that a later run can be compared with this one).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Report {
-    pub run: RunInfo,
-    pub metrics: RunMetrics,
-    pub gate: Option<GateVerdict>,
-    pub baseline: Option<Comparison>,
-    pub episodes: Vec<EpisodeResult>,
-}
-
-/// A paired comparison with a baseline run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Comparison {
-    /// The baseline's run id.
-    pub run: String,
-    pub differences: Vec<Difference>,
-}
+use crate::report::Report;
 
 /// Writes the four files into `dir`, creating it.
 pub fn write_all(dir: &Path, report: &Report, lines: &[EpisodeLine]) -> anyhow::Result<()> {
