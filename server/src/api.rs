@@ -22,6 +22,7 @@ use tracing::Instrument as _;
 use agentbench_env_runtime::LoadedEnv;
 
 use crate::api_error::ApiError;
+use crate::ids::EpisodeId;
 use crate::requests::{CreateEpisode, StepRequest};
 use crate::sessions::SessionError;
 use crate::{App, runs_api};
@@ -145,20 +146,20 @@ async fn create_episode(
 
 async fn step_episode(
     State(app): State<Arc<App>>,
-    Path(id): Path<String>,
+    Path(id): Path<EpisodeId>,
     body: Body<StepRequest>,
 ) -> Result<Response, ApiError> {
     let Json(request) = body?;
-    record_episode(&id);
+    record_episode(id.as_str());
     let answer = to_completion(app.sessions.clone().step(id, request)).await?;
     Ok(([(CONTENT_TYPE, "application/json")], answer).into_response())
 }
 
 async fn fork_episode(
     State(app): State<Arc<App>>,
-    Path(id): Path<String>,
+    Path(id): Path<EpisodeId>,
 ) -> Result<Response, ApiError> {
-    record_episode(&id);
+    record_episode(id.as_str());
     let created = to_completion(app.sessions.clone().fork(id)).await?;
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
@@ -166,27 +167,27 @@ async fn fork_episode(
 /// Deletes an episode, open or not, and its record.
 async fn delete_episode(
     State(app): State<Arc<App>>,
-    Path(id): Path<String>,
+    Path(id): Path<EpisodeId>,
 ) -> Result<Response, ApiError> {
-    record_episode(&id);
+    record_episode(id.as_str());
     to_completion(app.sessions.clone().delete(id)).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 async fn get_episode(
     State(app): State<Arc<App>>,
-    Path(id): Path<String>,
+    Path(id): Path<EpisodeId>,
 ) -> Result<Json<Value>, ApiError> {
-    record_episode(&id);
+    record_episode(id.as_str());
     Ok(Json(app.sessions.trajectory(&id).await?))
 }
 
 /// The JSON Schema of the actions an open episode's mask leaves open, for constrained decoding.
 async fn action_schema(
     State(app): State<Arc<App>>,
-    Path(id): Path<String>,
+    Path(id): Path<EpisodeId>,
 ) -> Result<Json<Value>, ApiError> {
-    record_episode(&id);
+    record_episode(id.as_str());
     Ok(Json(app.sessions.action_schema(&id).await?))
 }
 

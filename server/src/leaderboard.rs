@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use agentbench_scorers::{Difference, EpisodeResult, Estimate, Metric, compare};
 
+use crate::ids::RunId;
 use crate::report::Report;
 use crate::store::RunRow;
 
@@ -38,7 +39,7 @@ impl StoredRun {
     pub fn new(row: RunRow) -> StoredRun {
         let report = row.report.as_deref().and_then(|text| {
             serde_json::from_str(text)
-                .inspect_err(|error| tracing::warn!(run = row.id, %error, "unreadable report"))
+                .inspect_err(|error| tracing::warn!(run = %row.id, %error, "unreadable report"))
                 .ok()
         });
         StoredRun { row, report }
@@ -69,7 +70,7 @@ impl StoredRun {
 /// A run in a list: what ran, whether it is done, and its overall metrics once it is.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RunSummary {
-    pub id: String,
+    pub id: RunId,
     pub suite: String,
     pub suite_version: String,
     /// SHA-256 over the suite's files: two runs with the same hash played the same scenarios.
@@ -135,7 +136,7 @@ pub struct Row {
     pub suite_version: String,
     pub suite_hash: String,
     /// The run the row shows.
-    pub run: String,
+    pub run: RunId,
     /// How many finished runs this agent has on this suite version.
     pub runs: usize,
     pub ended_ms: Option<i64>,
@@ -394,7 +395,7 @@ mod tests {
             suite: "safety".to_owned(),
             suite_version: version.to_owned(),
             suite_hash: String::new(),
-            run: format!("run_{agent}"),
+            run: format!("run_{agent}").into(),
             runs: 1,
             ended_ms: None,
             measured: 10,
@@ -442,7 +443,7 @@ mod tests {
     #[test]
     fn filters_match_suites_versions_and_parts_of_agent_names() {
         let run = RunRow {
-            id: "run_1".to_owned(),
+            id: "run_1".into(),
             suite: "safety".to_owned(),
             suite_version: "0.2.0".to_owned(),
             suite_hash: String::new(),

@@ -6,6 +6,7 @@ mod api_error;
 pub mod builtin;
 pub mod chat_api;
 pub mod gate;
+pub mod ids;
 pub mod leaderboard;
 pub mod loadgen;
 mod openapi;

@@ -8,11 +8,12 @@ use serde::{Deserialize, Serialize};
 use agentbench_scorers::{Difference, EpisodeResult, RunMetrics};
 
 use crate::gate::GateVerdict;
+use crate::ids::RunId;
 
 /// What ran, and how.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunInfo {
-    pub id: String,
+    pub id: RunId,
     pub suite: String,
     pub suite_version: String,
     pub suite_hash: String,
@@ -46,6 +47,6 @@ pub struct Report {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Comparison {
     /// The baseline's run id.
-    pub run: String,
+    pub run: RunId,
     pub differences: Vec<Difference>,
 }

@@ -15,6 +15,7 @@ use agentbench_scorers::RunMetrics;
 use crate::App;
 use crate::api_error::ApiError;
 use crate::gate::GateVerdict;
+use crate::ids::RunId;
 use crate::leaderboard::{
     self, CategoryDifferences, Leaderboard, LeaderboardQuery, RunSummary, StoredRun,
 };
@@ -74,7 +75,7 @@ pub async fn list_runs(State(app): State<Arc<App>>) -> Result<Json<RunList>, Api
 
 pub async fn get_run(
     State(app): State<Arc<App>>,
-    Path(id): Path<String>,
+    Path(id): Path<RunId>,
 ) -> Result<Json<RunDetail>, ApiError> {
     let run = stored_run(&app, &id).await?;
     let episodes = app
@@ -99,7 +100,7 @@ pub async fn get_run(
 
 pub async fn compare_runs(
     State(app): State<Arc<App>>,
-    Path((id, other)): Path<(String, String)>,
+    Path((id, other)): Path<(RunId, RunId)>,
 ) -> Result<Json<RunComparison>, ApiError> {
     let run = stored_run(&app, &id).await?;
     let other = stored_run(&app, &other).await?;
@@ -128,12 +129,12 @@ async fn stored_runs(app: &App) -> Result<Vec<StoredRun>, ApiError> {
         .collect())
 }
 
-async fn stored_run(app: &App, id: &str) -> Result<StoredRun, ApiError> {
+async fn stored_run(app: &App, id: &RunId) -> Result<StoredRun, ApiError> {
     let row = app
         .store
         .run(id)
         .await?
-        .ok_or_else(|| ApiError::not_found("run", id))?;
+        .ok_or_else(|| ApiError::not_found("run", id.as_str()))?;
     Ok(StoredRun::new(row))
 }
 

@@ -10,7 +10,7 @@ use support::Db;
 
 fn episode(id: &str) -> EpisodeRow {
     EpisodeRow {
-        id: id.to_owned(),
+        id: id.into(),
         env: "workspace".to_owned(),
         env_version: "1".to_owned(),
         env_hash: "hash".to_owned(),
@@ -52,7 +52,7 @@ fn recorded_before_the_request_index(db: &Db) {
 async fn steps_survive_the_migrations(db: Db) {
     recorded_before_the_request_index(&db);
     let store = Store::open(&db.url(), DbSync::Normal).await.unwrap();
-    let steps = store.steps("e1").await.unwrap();
+    let steps = store.steps(&"e1".into()).await.unwrap();
     let recorded: Vec<(u32, Option<&str>, &str)> = steps
         .iter()
         .map(|step| (step.index, step.request_id.as_deref(), step.record.as_str()))
@@ -65,7 +65,11 @@ async fn steps_survive_the_migrations(db: Db) {
             (2, None, r#"{"index":2}"#),
         ]
     );
-    let by_request = store.step_by_request("e1", "r-1").await.unwrap().unwrap();
+    let by_request = store
+        .step_by_request(&"e1".into(), "r-1")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(by_request.index, 1);
 
     // Steps without a request id stay apart, and a request id stays unique per episode.
@@ -74,14 +78,19 @@ async fn steps_survive_the_migrations(db: Db) {
         request_id: request_id.map(str::to_owned),
         record: format!(r#"{{"index":{index}}}"#),
     };
-    store.append_step("e1", step(3, None), None).await.unwrap();
     store
-        .append_step("e1", step(4, Some("r-2")), None)
+        .append_step(&"e1".into(), step(3, None), None)
         .await
         .unwrap();
-    let duplicate = store.append_step("e1", step(5, Some("r-1")), None).await;
+    store
+        .append_step(&"e1".into(), step(4, Some("r-2")), None)
+        .await
+        .unwrap();
+    let duplicate = store
+        .append_step(&"e1".into(), step(5, Some("r-1")), None)
+        .await;
     assert!(duplicate.is_err(), "a request id was recorded twice");
-    let steps = store.steps("e1").await.unwrap();
+    let steps = store.steps(&"e1".into()).await.unwrap();
     let indexes: Vec<u32> = steps.iter().map(|step| step.index).collect();
     assert_eq!(indexes, [0, 1, 2, 3, 4]);
     assert_eq!(steps[4].record, r#"{"index":4}"#);
@@ -94,13 +103,10 @@ async fn steps_survive_the_migrations(db: Db) {
 
     // A fork copies steps of both kinds as they are.
     let mut fork = episode("e2");
-    fork.forked_from = Some(("e1".to_owned(), 5));
-    store
-        .create_episode(fork, Some("e1".to_owned()))
-        .await
-        .unwrap();
+    fork.forked_from = Some(("e1".into(), 5));
+    store.create_episode(fork, Some("e1".into())).await.unwrap();
     let copied: Vec<String> = store
-        .steps("e2")
+        .steps(&"e2".into())
         .await
         .unwrap()
         .into_iter()
@@ -136,7 +142,7 @@ async fn a_bad_write_among_concurrent_ones_fails_alone(db: Db) {
                 request_id: None,
                 record: format!(r#"{{"index":{index}}}"#),
             };
-            store.append_step("e", step, None).await.is_ok()
+            store.append_step(&"e".into(), step, None).await.is_ok()
         });
     }
     let mut failed = 0;
@@ -144,7 +150,7 @@ async fn a_bad_write_among_concurrent_ones_fails_alone(db: Db) {
         failed += usize::from(!recorded.unwrap());
     }
     assert_eq!(failed, 1);
-    let steps = store.steps("e").await.unwrap();
+    let steps = store.steps(&"e".into()).await.unwrap();
     let indexes: Vec<u32> = steps.iter().map(|step| step.index).collect();
     assert_eq!(indexes, (0..STEPS).collect::<Vec<_>>());
     assert!(
@@ -202,6 +208,7 @@ async fn the_sqlite_wal_stays_bounded_under_sustained_writes() {
         clients.spawn(async move {
             let id = format!("episode-{client}");
             store.create_episode(episode(&id), None).await.unwrap();
+            let id = id.into();
             for index in 0..STEPS_EACH {
                 let step = StepRow {
                     index,
@@ -227,7 +234,7 @@ async fn the_sqlite_wal_stays_bounded_under_sustained_writes() {
         "the WAL grew to {wal} bytes; {written} bytes of pages were written"
     );
     assert_eq!(
-        store.steps("episode-0").await.unwrap().len(),
+        store.steps(&"episode-0".into()).await.unwrap().len(),
         STEPS_EACH as usize
     );
 }

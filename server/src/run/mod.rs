@@ -27,6 +27,7 @@ use transport::Transport;
 
 use crate::builtin::AddedPolicies;
 use crate::gate::Gate;
+use crate::ids::RunId;
 use crate::report::{Comparison, Report, RunInfo};
 use crate::store::{DbSync, RunRow, Store};
 use crate::{App, ServeSettings};
@@ -260,7 +261,7 @@ async fn open_run(
     agent: &str,
 ) -> anyhow::Result<(RunRow, StoredSettings)> {
     if let Some(id) = &settings.resume {
-        let run = store.run(id).await?.ok_or_else(|| {
+        let run = store.run(&RunId::from(id.as_str())).await?.ok_or_else(|| {
             anyhow::anyhow!("there is no run `{id}` to resume in {}", settings.db)
         })?;
         anyhow::ensure!(
@@ -291,7 +292,7 @@ async fn open_run(
         revision: settings.revision.clone(),
     };
     let run = RunRow {
-        id: format!("run_{}", uuid::Uuid::new_v4().simple()),
+        id: RunId::fresh(),
         suite: suite.name.clone(),
         suite_version: suite.version.clone(),
         suite_hash: suite.hash.clone(),
@@ -306,7 +307,7 @@ async fn open_run(
     Ok((run, stored))
 }
 
-async fn stored_lines(store: &Store, run_id: &str) -> anyhow::Result<Vec<EpisodeLine>> {
+async fn stored_lines(store: &Store, run_id: &RunId) -> anyhow::Result<Vec<EpisodeLine>> {
     store
         .run_episodes(run_id)
         .await?
@@ -322,7 +323,7 @@ async fn stored_lines(store: &Store, run_id: &str) -> anyhow::Result<Vec<Episode
 async fn load_baseline(
     store: &Store,
     baseline: &str,
-) -> anyhow::Result<(String, Vec<EpisodeResult>)> {
+) -> anyhow::Result<(RunId, Vec<EpisodeResult>)> {
     let path = std::path::Path::new(baseline);
     if path.is_file() {
         let text = std::fs::read_to_string(path)
@@ -331,15 +332,13 @@ async fn load_baseline(
             .with_context(|| format!("the baseline {baseline} is not a report.json"))?;
         return Ok((report.run.id, report.episodes));
     }
+    let id = RunId::from(baseline);
     anyhow::ensure!(
-        store.run(baseline).await?.is_some(),
+        store.run(&id).await?.is_some(),
         "the baseline `{baseline}` is neither a report.json nor a run in the database"
     );
-    let lines = stored_lines(store, baseline).await?;
-    Ok((
-        baseline.to_owned(),
-        lines.iter().map(EpisodeLine::result).collect(),
-    ))
+    let lines = stored_lines(store, &id).await?;
+    Ok((id, lines.iter().map(EpisodeLine::result).collect()))
 }
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal.

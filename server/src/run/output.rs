@@ -24,7 +24,7 @@ pub fn write_all(dir: &Path, report: &Report, lines: &[EpisodeLine]) -> anyhow::
     let mut jsonl = String::new();
     for line in lines {
         jsonl.push_str(&serde_json::to_string(&JsonLine {
-            run: &report.run.id,
+            run: report.run.id.as_str(),
             line,
         })?);
         jsonl.push('\n');

@@ -15,6 +15,7 @@ use agentbench_env_runtime::Mode;
 use agentbench_scorers::{EpisodeResult, Measured};
 
 use super::transport::Transport;
+use crate::ids::RunId;
 
 /// One played episode, as `episodes.jsonl` and the store carry it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -122,7 +123,7 @@ pub struct Player {
     pub agent: Box<dyn Agent>,
     pub suite: Suite,
     pub mode: Mode,
-    pub run_id: String,
+    pub run_id: RunId,
     /// Each env's tools, irreversibility included, by env name.
     pub tools: BTreeMap<String, Vec<ToolSpec>>,
 }

@@ -23,10 +23,11 @@ use agentbench_env_runtime::{Episode, LoadedEnv, RuntimeError};
 use agentbench_scorers::{StepScorer, score_step};
 
 use crate::ServeSettings;
+use crate::ids::EpisodeId;
 use crate::requests::{CreateEpisode, StepRequest};
 use crate::store::{EpisodeRow, EpisodeState, StepRow, Store, StoreError};
 pub use pool::RestoreError;
-use pool::{EpisodeHandle, Live, OpenEpisode, Pool, new_episode_id};
+use pool::{EpisodeHandle, Live, OpenEpisode, Pool};
 use views::{Created, RecordedStep, stored_step, with_fields};
 
 /// Why a request on the episodes could not be done.
@@ -100,7 +101,7 @@ impl Sessions {
                 .filter(|env| env.content_hash() == row.env_hash)
             else {
                 tracing::warn!(
-                    episode = row.id,
+                    episode = %row.id,
                     env = row.env,
                     env_hash = row.env_hash,
                     "an open episode stays closed: its env (that version) is not served"
@@ -162,7 +163,7 @@ impl Sessions {
         // In place, like a quick step: a new episode has shown no guest work yet.
         self.pool.make_room();
         let (episode, observation) = Episode::start(env.clone(), seed, &task, request.mode)?;
-        let id = new_episode_id();
+        let id = EpisodeId::fresh();
         let created = Created {
             id: &id,
             episode: &episode,
@@ -188,10 +189,10 @@ impl Sessions {
     /// episode that is not open here (with why it takes no actions).
     pub(crate) async fn step(
         self: Arc<Self>,
-        id: String,
+        id: EpisodeId,
         request: StepRequest,
     ) -> Result<String, SessionError> {
-        let Some(handle) = self.pool.get(&id) else {
+        let Some(handle) = self.pool.get(id.as_str()) else {
             return self.answer_from_store(&id, request.request_id).await;
         };
         // Holding the episode's lock for the whole step, its recording included, serialises
@@ -256,7 +257,7 @@ impl Sessions {
 
     /// Branches an open episode into a new one in exactly its state, recorded with a copy of
     /// its steps; returns what the API answers.
-    pub(crate) async fn fork(self: Arc<Self>, id: String) -> Result<Value, SessionError> {
+    pub(crate) async fn fork(self: Arc<Self>, id: EpisodeId) -> Result<Value, SessionError> {
         let (handle, mut guard) = self.lock_open(&id).await?;
         guard.touch();
         self.check_capacity()?;
@@ -278,7 +279,7 @@ impl Sessions {
         let episode = episode?;
         let observation =
             RawValue::from_string(parent_row.observation).map_err(SessionError::internal)?;
-        let fork_id = new_episode_id();
+        let fork_id = EpisodeId::fresh();
         let created = Created {
             id: &fork_id,
             episode: &episode,
@@ -302,8 +303,8 @@ impl Sessions {
     }
 
     /// Deletes an episode, open or not, and its record.
-    pub(crate) async fn delete(self: Arc<Self>, id: String) -> Result<(), SessionError> {
-        if let Some(handle) = self.pool.get(&id) {
+    pub(crate) async fn delete(self: Arc<Self>, id: EpisodeId) -> Result<(), SessionError> {
+        if let Some(handle) = self.pool.get(id.as_str()) {
             let mut episode = handle.lock().await;
             if !episode.closed {
                 self.store.delete_episode(&id).await?;
@@ -318,7 +319,10 @@ impl Sessions {
 
     /// The JSON Schema of the actions an open episode's mask leaves open, for constrained
     /// decoding.
-    pub(crate) async fn action_schema(self: &Arc<Self>, id: &str) -> Result<Value, SessionError> {
+    pub(crate) async fn action_schema(
+        self: &Arc<Self>,
+        id: &EpisodeId,
+    ) -> Result<Value, SessionError> {
         let (handle, guard) = self.lock_open(id).await?;
         let mut guard = self.make_hot(&handle, guard).await?;
         guard.touch();
@@ -327,7 +331,7 @@ impl Sessions {
     }
 
     /// An episode's whole record, open or not.
-    pub(crate) async fn trajectory(&self, id: &str) -> Result<Value, SessionError> {
+    pub(crate) async fn trajectory(&self, id: &EpisodeId) -> Result<Value, SessionError> {
         let row = self.stored_episode(id).await?;
         let steps = self
             .store
@@ -393,7 +397,7 @@ impl Sessions {
         &self,
         episode: OpenEpisode,
         row: EpisodeRow,
-        copy_steps_from: Option<String>,
+        copy_steps_from: Option<EpisodeId>,
     ) -> Result<(), SessionError> {
         let handle = self
             .pool
@@ -439,7 +443,7 @@ impl Sessions {
     /// record, anything else with why the episode takes no actions.
     async fn answer_from_store(
         &self,
-        id: &str,
+        id: &EpisodeId,
         request_id: Option<String>,
     ) -> Result<String, SessionError> {
         let row = self.stored_episode(id).await?;
@@ -452,8 +456,8 @@ impl Sessions {
     }
 
     /// An open episode, locked; or why it is not open here.
-    async fn lock_open(&self, id: &str) -> Result<(EpisodeHandle, Locked), SessionError> {
-        let Some(handle) = self.pool.get(id) else {
+    async fn lock_open(&self, id: &EpisodeId) -> Result<(EpisodeHandle, Locked), SessionError> {
+        let Some(handle) = self.pool.get(id.as_str()) else {
             return Err(self.not_open_or_missing(id).await);
         };
         let guard = handle.clone().lock_owned().await;
@@ -465,7 +469,7 @@ impl Sessions {
     }
 
     /// The error for an episode that is not open here: why, or that it does not exist.
-    async fn not_open_or_missing(&self, id: &str) -> SessionError {
+    async fn not_open_or_missing(&self, id: &EpisodeId) -> SessionError {
         match self.stored_episode(id).await {
             Ok(row) => not_open(&row),
             Err(error) => error,
@@ -473,13 +477,13 @@ impl Sessions {
     }
 
     /// An episode's stored row, or that there is none.
-    async fn stored_episode(&self, id: &str) -> Result<EpisodeRow, SessionError> {
+    async fn stored_episode(&self, id: &EpisodeId) -> Result<EpisodeRow, SessionError> {
         self.store
             .episode(id)
             .await?
             .ok_or_else(|| SessionError::NotFound {
                 what: "episode",
-                id: id.to_owned(),
+                id: id.to_string(),
             })
     }
 }

@@ -16,12 +16,13 @@ use serde_json::Value;
 
 use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mode, Parked, RuntimeError};
 
+use crate::ids::EpisodeId;
 use crate::store::{StepRow, StoreError};
 
 /// One open episode.
 #[derive(Debug)]
 pub struct OpenEpisode {
-    pub id: String,
+    pub id: EpisodeId,
     pub env: Arc<LoadedEnv>,
     pub seed: u64,
     pub task: Value,
@@ -67,7 +68,7 @@ struct Slot {
 impl OpenEpisode {
     /// A new episode, hot or cold.
     pub fn new(
-        id: String,
+        id: EpisodeId,
         env: Arc<LoadedEnv>,
         seed: u64,
         task: Value,
@@ -119,13 +120,13 @@ pub enum RestoreError {
     Runtime(#[from] RuntimeError),
     #[error("step {index} of episode {id} is not a readable record: {reason}")]
     BadRecord {
-        id: String,
+        id: EpisodeId,
         index: u32,
         reason: String,
     },
     #[error("replaying episode {id} gave {replayed} steps where {recorded} are recorded")]
     Diverged {
-        id: String,
+        id: EpisodeId,
         replayed: u32,
         recorded: u32,
     },
@@ -134,7 +135,7 @@ pub enum RestoreError {
 /// The registry of open episodes and the clock over the hot ones.
 #[derive(Debug)]
 pub struct Pool {
-    open: Mutex<HashMap<String, EpisodeHandle>>,
+    open: Mutex<HashMap<EpisodeId, EpisodeHandle>>,
     /// Hot episodes in the order they became hot; the clock hand is the front.
     clock: Mutex<VecDeque<ClockEntry>>,
     hot: AtomicUsize,
@@ -337,7 +338,7 @@ impl Pool {
 
 /// The actions (and reported tokens) of recorded steps, in order.
 fn replayed_actions(
-    id: &str,
+    id: &EpisodeId,
     steps: &[StepRow],
 ) -> Result<Vec<(Action, Option<u64>)>, RestoreError> {
     #[derive(Deserialize)]
@@ -351,15 +352,11 @@ fn replayed_actions(
         .map(|step| {
             let recorded: Recorded =
                 serde_json::from_str(&step.record).map_err(|error| RestoreError::BadRecord {
-                    id: id.to_owned(),
+                    id: id.clone(),
                     index: step.index,
                     reason: error.to_string(),
                 })?;
             Ok((recorded.action, recorded.tokens))
         })
         .collect()
-}
-
-pub fn new_episode_id() -> String {
-    format!("ep_{}", uuid::Uuid::new_v4().simple())
 }

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use agentbench_env_runtime::{Episode, Mask, StepRecord};
 
 use super::SessionError;
+use crate::ids::EpisodeId;
 use crate::requests::AgentNote;
 use crate::store::{self, EpisodeRow, EpisodeState, StepRow};
 
@@ -25,11 +26,11 @@ pub(super) struct RecordedStep {
 
 /// A just-started episode (or fork).
 pub(super) struct Created<'a> {
-    pub id: &'a str,
+    pub id: &'a EpisodeId,
     pub episode: &'a Episode,
     pub seed: u64,
     pub observation: &'a RawValue,
-    pub forked_from: Option<(&'a str, u32)>,
+    pub forked_from: Option<(&'a EpisodeId, u32)>,
 }
 
 impl Created<'_> {
@@ -54,7 +55,7 @@ impl Created<'_> {
         let env = self.episode.env();
         let manifest = env.manifest();
         EpisodeRow {
-            id: self.id.to_owned(),
+            id: self.id.clone(),
             env: manifest.name.clone(),
             env_version: manifest.version.clone(),
             env_hash: env.content_hash().to_owned(),
@@ -63,7 +64,7 @@ impl Created<'_> {
             observation: self.observation.get().to_owned(),
             forked_from: self
                 .forked_from
-                .map(|(episode, after_step)| (episode.to_owned(), after_step)),
+                .map(|(episode, after_step)| (episode.clone(), after_step)),
             state: EpisodeState::Open,
             outcome: None,
             created_ms: store::now_ms(),
@@ -73,7 +74,7 @@ impl Created<'_> {
 }
 
 /// Where a fork came from, as the API shows it.
-fn forked_from(episode: &str, after_step: u32) -> Value {
+fn forked_from(episode: &EpisodeId, after_step: u32) -> Value {
     json!({"episode": episode, "after_step": after_step})
 }
 

@@ -4,6 +4,7 @@
 use super::rows::{episode_row, step_row};
 use super::writes::{PackedStep, Write};
 use super::{EpisodeRow, EpisodeState, StepRow, Store, StoreError, pack};
+use crate::ids::EpisodeId;
 
 /// A query for the columns `episode_row` reads, with its `WHERE` (and further) clauses.
 macro_rules! select_episodes {
@@ -21,7 +22,7 @@ impl Store {
     pub async fn create_episode(
         &self,
         episode: EpisodeRow,
-        copy_steps_from: Option<String>,
+        copy_steps_from: Option<EpisodeId>,
     ) -> Result<(), StoreError> {
         self.write(Write::Create {
             episode: Box::new(episode),
@@ -33,7 +34,7 @@ impl Store {
     /// Records a step; `end` is the episode's end state and outcome when this step ended it.
     pub async fn append_step(
         &self,
-        episode_id: &str,
+        episode_id: &EpisodeId,
         step: StepRow,
         end: Option<(EpisodeState, Option<String>)>,
     ) -> Result<(), StoreError> {
@@ -43,7 +44,7 @@ impl Store {
             record_lz4: pack(&step.record),
         };
         self.write(Write::Append {
-            episode_id: episode_id.to_owned(),
+            episode_id: episode_id.clone(),
             step,
             end,
         })
@@ -53,27 +54,27 @@ impl Store {
     /// Marks an episode ended without a step (expired).
     pub async fn end_episode(
         &self,
-        episode_id: &str,
+        episode_id: &EpisodeId,
         state: EpisodeState,
     ) -> Result<(), StoreError> {
         self.write(Write::End {
-            episode_id: episode_id.to_owned(),
+            episode_id: episode_id.clone(),
             state,
         })
         .await
     }
 
     /// Deletes an episode and its steps.
-    pub async fn delete_episode(&self, episode_id: &str) -> Result<(), StoreError> {
+    pub async fn delete_episode(&self, episode_id: &EpisodeId) -> Result<(), StoreError> {
         self.write(Write::Delete {
-            episode_id: episode_id.to_owned(),
+            episode_id: episode_id.clone(),
         })
         .await
     }
 
-    pub async fn episode(&self, id: &str) -> Result<Option<EpisodeRow>, StoreError> {
+    pub async fn episode(&self, id: &EpisodeId) -> Result<Option<EpisodeRow>, StoreError> {
         let row = sqlx::query(select_episodes!("WHERE id = $1"))
-            .bind(id)
+            .bind(id.as_str())
             .fetch_optional(&self.pool)
             .await?;
         row.map(|row| episode_row(&row)).transpose()
@@ -88,11 +89,11 @@ impl Store {
     }
 
     /// An episode's steps in order.
-    pub async fn steps(&self, episode_id: &str) -> Result<Vec<StepRow>, StoreError> {
+    pub async fn steps(&self, episode_id: &EpisodeId) -> Result<Vec<StepRow>, StoreError> {
         let rows = sqlx::query(
             "SELECT idx, request_id, record, record_lz4 FROM steps WHERE episode_id = $1 ORDER BY idx",
         )
-        .bind(episode_id)
+        .bind(episode_id.as_str())
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(step_row).collect()
@@ -101,14 +102,14 @@ impl Store {
     /// The step a request id produced, if any.
     pub async fn step_by_request(
         &self,
-        episode_id: &str,
+        episode_id: &EpisodeId,
         request_id: &str,
     ) -> Result<Option<StepRow>, StoreError> {
         let row = sqlx::query(
             "SELECT idx, request_id, record, record_lz4 FROM steps \
              WHERE episode_id = $1 AND request_id = $2",
         )
-        .bind(episode_id)
+        .bind(episode_id.as_str())
         .bind(request_id)
         .fetch_optional(&self.pool)
         .await?;

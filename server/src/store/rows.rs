@@ -9,6 +9,7 @@ use sqlx::any::AnyRow;
 use agentbench_env_runtime::Mode;
 
 use super::StoreError;
+use crate::ids::{EpisodeId, RunId};
 
 /// Where an episode is in its life, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +47,7 @@ impl EpisodeState {
 /// An episode's row: what it is, not its steps.
 #[derive(Debug, Clone)]
 pub struct EpisodeRow {
-    pub id: String,
+    pub id: EpisodeId,
     pub env: String,
     pub env_version: String,
     pub env_hash: String,
@@ -56,7 +57,7 @@ pub struct EpisodeRow {
     /// The first observation as JSON text.
     pub observation: String,
     /// The episode it was forked from, and after how many of that one's steps.
-    pub forked_from: Option<(String, u32)>,
+    pub forked_from: Option<(EpisodeId, u32)>,
     pub state: EpisodeState,
     /// The outcome checks as JSON text, once over.
     pub outcome: Option<String>,
@@ -77,7 +78,7 @@ pub struct StepRow {
 /// A suite run as stored: what ran, and its report once done.
 #[derive(Debug, Clone)]
 pub struct RunRow {
-    pub id: String,
+    pub id: RunId,
     pub suite: String,
     pub suite_version: String,
     pub suite_hash: String,
@@ -98,14 +99,16 @@ pub(super) fn episode_row(row: &AnyRow) -> Result<EpisodeRow, StoreError> {
     let state: String = row.try_get("state")?;
     let mode: String = row.try_get("mode")?;
     Ok(EpisodeRow {
-        id: row.try_get("id")?,
+        id: EpisodeId::from(row.try_get::<String, _>("id")?),
         env: row.try_get("env")?,
         env_version: row.try_get("env_version")?,
         env_hash: row.try_get("env_hash")?,
         seed: row.try_get::<i64, _>("seed")?.cast_unsigned(),
         task: row.try_get("task")?,
         observation: row.try_get("observation")?,
-        forked_from: forked_from.zip(forked_after.map(index)),
+        forked_from: forked_from
+            .map(EpisodeId::from)
+            .zip(forked_after.map(index)),
         state: EpisodeState::parse(&state)?,
         outcome: row.try_get("outcome")?,
         created_ms: row.try_get("created_ms")?,
@@ -118,7 +121,7 @@ pub(super) fn episode_row(row: &AnyRow) -> Result<EpisodeRow, StoreError> {
 
 pub(super) fn run_row(row: &AnyRow) -> Result<RunRow, StoreError> {
     Ok(RunRow {
-        id: row.try_get("id")?,
+        id: RunId::from(row.try_get::<String, _>("id")?),
         suite: row.try_get("suite")?,
         suite_version: row.try_get("suite_version")?,
         suite_hash: row.try_get("suite_hash")?,

@@ -4,6 +4,7 @@ use sqlx::Row as _;
 
 use super::rows::{index, run_row};
 use super::{RunRow, Store, StoreError, now_ms};
+use crate::ids::RunId;
 
 /// The columns of a `RunRow`, as a literal for `concat!` (sqlx takes only static queries).
 macro_rules! select_run {
@@ -21,7 +22,7 @@ impl Store {
             "INSERT INTO runs (id, suite, suite_version, suite_hash, agent, settings, state, \
              report, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
-        .bind(&run.id)
+        .bind(run.id.as_str())
         .bind(&run.suite)
         .bind(&run.suite_version)
         .bind(&run.suite_hash)
@@ -35,9 +36,9 @@ impl Store {
         Ok(())
     }
 
-    pub async fn run(&self, id: &str) -> Result<Option<RunRow>, StoreError> {
+    pub async fn run(&self, id: &RunId) -> Result<Option<RunRow>, StoreError> {
         let row = sqlx::query(concat!(select_run!(), " WHERE id = $1"))
-            .bind(id)
+            .bind(id.as_str())
             .fetch_optional(&self.pool)
             .await?;
         row.as_ref().map(run_row).transpose()
@@ -56,7 +57,7 @@ impl Store {
     /// one was recorded.
     pub async fn record_run_episode(
         &self,
-        run_id: &str,
+        run_id: &RunId,
         scenario: &str,
         trial: u32,
         result: &str,
@@ -65,7 +66,7 @@ impl Store {
             "INSERT INTO run_episodes (run_id, scenario, trial, result, created_ms) \
              VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id, scenario, trial) DO NOTHING",
         )
-        .bind(run_id)
+        .bind(run_id.as_str())
         .bind(scenario)
         .bind(i64::from(trial))
         .bind(result)
@@ -78,13 +79,13 @@ impl Store {
     /// A run's recorded episodes, as `(scenario, trial, result)`, in scenario and trial order.
     pub async fn run_episodes(
         &self,
-        run_id: &str,
+        run_id: &RunId,
     ) -> Result<Vec<(String, u32, String)>, StoreError> {
         let rows = sqlx::query(
             "SELECT scenario, trial, result FROM run_episodes WHERE run_id = $1 \
              ORDER BY scenario, trial",
         )
-        .bind(run_id)
+        .bind(run_id.as_str())
         .fetch_all(&self.pool)
         .await?;
         rows.iter()
@@ -99,11 +100,11 @@ impl Store {
     }
 
     /// Marks a run done with its report.
-    pub async fn finish_run(&self, run_id: &str, report: &str) -> Result<(), StoreError> {
+    pub async fn finish_run(&self, run_id: &RunId, report: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE runs SET state = 'done', report = $1, ended_ms = $2 WHERE id = $3")
             .bind(report)
             .bind(now_ms())
-            .bind(run_id)
+            .bind(run_id.as_str())
             .execute(&self.pool)
             .await?;
         Ok(())

@@ -4,6 +4,7 @@
 use tokio::sync::oneshot;
 
 use super::{EpisodeRow, EpisodeState, StoreError, now_ms};
+use crate::ids::EpisodeId;
 
 /// The most writes one transaction commits.
 pub(super) const MAX_GROUP: usize = 512;
@@ -38,21 +39,21 @@ pub(super) enum Write {
     /// A new episode; a fork copies its parent's steps in the same transaction.
     Create {
         episode: Box<EpisodeRow>,
-        copy_steps_from: Option<String>,
+        copy_steps_from: Option<EpisodeId>,
     },
     /// A step, and the episode's end when the step ended it.
     Append {
-        episode_id: String,
+        episode_id: EpisodeId,
         step: PackedStep,
         end: Option<(EpisodeState, Option<String>)>,
     },
     /// The episode ends without a step (it expired).
     End {
-        episode_id: String,
+        episode_id: EpisodeId,
         state: EpisodeState,
     },
     Delete {
-        episode_id: String,
+        episode_id: EpisodeId,
     },
 }
 
@@ -94,7 +95,10 @@ impl Write {
             } => {
                 let mut statements = vec![statement(INSERT_EPISODE, episode_params(episode))];
                 if let Some(parent) = copy_steps_from {
-                    statements.push(statement(COPY_STEPS, vec![text(&episode.id), text(parent)]));
+                    statements.push(statement(
+                        COPY_STEPS,
+                        vec![text(episode.id.as_str()), text(parent.as_str())],
+                    ));
                 }
                 statements
             }
@@ -104,7 +108,7 @@ impl Write {
                 end,
             } => {
                 let insert = vec![
-                    text(episode_id),
+                    text(episode_id.as_str()),
                     Param::Int(Some(i64::from(step.index))),
                     Param::Text(step.request_id.as_deref()),
                     Param::Bytes(&step.record_lz4),
@@ -115,7 +119,7 @@ impl Write {
                         text(state.as_str()),
                         Param::Text(outcome.as_deref()),
                         Param::Int(Some(now_ms())),
-                        text(episode_id),
+                        text(episode_id.as_str()),
                     ];
                     statements.push(statement(END_EPISODE_WITH_OUTCOME, end));
                 }
@@ -125,13 +129,13 @@ impl Write {
                 let end = vec![
                     text(state.as_str()),
                     Param::Int(Some(now_ms())),
-                    text(episode_id),
+                    text(episode_id.as_str()),
                 ];
                 vec![statement(END_EPISODE, end)]
             }
             Write::Delete { episode_id } => vec![
-                statement(DELETE_STEPS, vec![text(episode_id)]),
-                statement(DELETE_EPISODE, vec![text(episode_id)]),
+                statement(DELETE_STEPS, vec![text(episode_id.as_str())]),
+                statement(DELETE_EPISODE, vec![text(episode_id.as_str())]),
             ],
         }
     }
@@ -141,7 +145,7 @@ impl Write {
 fn episode_params(episode: &EpisodeRow) -> Vec<Param<'_>> {
     let forked_from = episode.forked_from.as_ref();
     vec![
-        text(&episode.id),
+        text(episode.id.as_str()),
         text(&episode.env),
         text(&episode.env_version),
         text(&episode.env_hash),
