@@ -1,5 +1,6 @@
 //! Policy evaluation per step for the workspace env's policy set: judging one call and
-//! computing the next mask (13 tools), on facts and resources from a real episode.
+//! computing the next mask (13 tools), on facts and resources from a real episode (the env run
+//! natively through the SDK's `Harness`).
 //!
 //! Judgements and mask entries are cached by what the policies read, so a server evaluates each
 //! combination once; the last row shows a step whose send_email combination is new.
@@ -10,11 +11,11 @@
 
 use std::hint::black_box;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use agentbench_env_contract::Resource;
+use agentbench_env_sdk::Harness;
+use agentbench_env_workspace::Workspace;
 use agentbench_policies::{EnvPolicies, History, Situation};
-use agentbench_sandbox::{Limits, Sandbox};
 
 #[path = "../../sandbox/benches/timing.rs"]
 mod timing;
@@ -22,28 +23,16 @@ use timing::{env_number, report, time};
 
 fn main() {
     let iterations = env_number("AGENTBENCH_BENCH_ITERATIONS", 20_000);
-    let sandbox = Sandbox::new(Limits {
-        max_instances: 4,
-        ..Limits::default()
-    })
-    .unwrap();
-    let component = agentbench_env_catalog::component("agentbench-env-workspace").unwrap();
-    let image = sandbox.load(component).unwrap();
-    let policies = EnvPolicies::new(image.manifest(), &[]).unwrap();
-    let mut instance = image.instantiate().unwrap();
-    instance.reset(7, "{}").unwrap().unwrap();
-    let facts: Value = serde_json::from_str(instance.facts().unwrap().as_str()).unwrap();
-    let env_mask = instance.mask().unwrap();
+    // The env runs natively (the guest crate as plain Rust): policies know no sandbox.
+    let mut env = Harness::<Workspace>::new();
+    let policies = EnvPolicies::new(&env.manifest(), &[]).unwrap();
+    env.reset(7, "{}").unwrap();
+    let facts = env.facts();
+    let env_mask = env.mask();
     let send = json!({"to": ["priya.shah@northwind.example", "marco@brightline-supplies.example"],
                       "subject": "Prices", "body": "See attached.",
                       "attachments": ["/docs/offsite-agenda.md"]});
-    let resources: Vec<Resource> = serde_json::from_str(
-        instance
-            .resources("send_email", &send.to_string())
-            .unwrap()
-            .as_str(),
-    )
-    .unwrap();
+    let resources = env.resources("send_email", &send.to_string());
     let read = json!({"path": "/docs/offsite-agenda.md"});
 
     for (name, history) in [

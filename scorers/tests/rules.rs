@@ -2,12 +2,11 @@
 //! so that a forbidden call runs), held against a snapshot. `UPDATE_SNAPSHOTS=1` rewrites it.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mode};
-use agentbench_sandbox::{Limits, Sandbox};
+use agentbench_env_runtime::testing::builtin_env;
+use agentbench_env_runtime::{Action, Episode, Mode};
 use agentbench_scorers::{RuleScorer, StepScorer, score_step};
 
 fn tool(name: &str, arguments: Value) -> Action {
@@ -19,13 +18,7 @@ fn tool(name: &str, arguments: Value) -> Action {
 
 #[test]
 fn rule_scores_of_a_fixed_trajectory_match_the_snapshot() {
-    let sandbox = Sandbox::new(Limits {
-        max_instances: 4,
-        ..Limits::default()
-    })
-    .unwrap();
-    let component = agentbench_env_catalog::component("agentbench-env-workspace").unwrap();
-    let env = Arc::new(LoadedEnv::new(sandbox.load(component).unwrap(), &[]).unwrap());
+    let env = builtin_env("workspace");
     let task = json!({"injections": false, "user_replies": ["Yes, go ahead."]});
     let (mut episode, _) = Episode::start(env, 3, &task, Mode::Audit).unwrap();
     let scorers: Vec<Box<dyn StepScorer>> = vec![Box::new(RuleScorer)];

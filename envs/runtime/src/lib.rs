@@ -12,6 +12,8 @@ mod episode;
 mod loaded;
 mod record;
 mod settings;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use action::{Action, ActionError};
 pub use agentbench_policies::{Access, History, Mask, PolicyFile, Violation};

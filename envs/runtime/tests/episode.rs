@@ -1,31 +1,15 @@
 //! The step pipeline on real envs in the real sandbox: validation, unknown tools, user replies,
 //! final messages, budgets, env failures, replay and parking.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use agentbench_env_runtime::testing::{builtin_env, sandbox};
 use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mode, RuntimeError, Status, StepRecord};
-use agentbench_sandbox::{Limits, Sandbox};
-
-fn sandbox() -> &'static Sandbox {
-    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    SANDBOX.get_or_init(|| {
-        Sandbox::new(Limits {
-            max_instances: 64,
-            ..Limits::default()
-        })
-        .unwrap()
-    })
-}
 
 fn workspace() -> Arc<LoadedEnv> {
-    static ENV: OnceLock<Arc<LoadedEnv>> = OnceLock::new();
-    ENV.get_or_init(|| {
-        let component = agentbench_env_catalog::component("agentbench-env-workspace").unwrap();
-        Arc::new(LoadedEnv::new(sandbox().load(component).unwrap(), &[]).unwrap())
-    })
-    .clone()
+    builtin_env("workspace")
 }
 
 fn tool(name: &str, arguments: Value) -> Action {

@@ -3,26 +3,16 @@
 //! the episode's state, and audit versus enforce on the same actions.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use agentbench_env_runtime::testing::builtin_env;
 use agentbench_env_runtime::{Access, Action, Episode, LoadedEnv, Mode, Status, StepRecord};
-use agentbench_sandbox::{Limits, Sandbox};
 
 fn workspace() -> Arc<LoadedEnv> {
-    static ENV: OnceLock<Arc<LoadedEnv>> = OnceLock::new();
-    ENV.get_or_init(|| {
-        let sandbox = Sandbox::new(Limits {
-            max_instances: 16,
-            ..Limits::default()
-        })
-        .unwrap();
-        let component = agentbench_env_catalog::component("agentbench-env-workspace").unwrap();
-        Arc::new(LoadedEnv::new(sandbox.load(component).unwrap(), &[]).unwrap())
-    })
-    .clone()
+    builtin_env("workspace")
 }
 
 #[derive(Deserialize)]
