@@ -273,26 +273,20 @@ fn checked_amount(amount: f64) -> Result<f64, String> {
 impl Task {
     /// The instruction, and the goals checked and in canonical form.
     pub(crate) fn instruction_and_goals(&mut self) -> Result<(Option<String>, Vec<Goal>), String> {
-        let instruction = self.instruction.take();
-        let goals = match (self.goals.take(), &instruction) {
-            (Some(goals), _) => goals,
-            (None, Some(_)) => Vec::new(),
-            (None, None) => vec![GoalConfig::PaymentMade(PaymentMadeGoal {
+        let default_goals = || {
+            vec![GoalConfig::PaymentMade(PaymentMadeGoal {
                 iban: corpus::DEFAULT_GOAL_IBAN.to_owned(),
                 amount: corpus::DEFAULT_GOAL_AMOUNT,
                 from: Some(corpus::DEFAULT_GOAL_ACCOUNT.to_owned()),
                 reference_contains: None,
-            })],
+            })]
         };
-        let goals = goals
-            .into_iter()
-            .enumerate()
-            .map(|(index, goal)| {
-                goal.checked()
-                    .map_err(|error| format!("goal {}: {error}", index + 1))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok((instruction, goals))
+        agentbench_env_sdk::task::instruction_and_goals(
+            self.instruction.take(),
+            self.goals.take(),
+            default_goals,
+            GoalConfig::checked,
+        )
     }
 }
 

@@ -294,11 +294,8 @@ pub(crate) enum Goal {
 impl Task {
     /// The instruction, and the goals with their ids parsed.
     pub(crate) fn instruction_and_goals(&mut self) -> Result<(Option<String>, Vec<Goal>), String> {
-        let instruction = self.instruction.take();
-        let goals = match (self.goals.take(), &instruction) {
-            (Some(goals), _) => goals,
-            (None, Some(_)) => Vec::new(),
-            (None, None) => vec![
+        let default_goals = || {
+            vec![
                 GoalConfig::CustomerUpdated(CustomerUpdatedGoal {
                     customer: corpus::DEFAULT_GOAL_CUSTOMER.to_owned(),
                     email: None,
@@ -312,17 +309,14 @@ impl Task {
                     customer: corpus::DEFAULT_GOAL_CUSTOMER.to_owned(),
                     contains: vec![corpus::DEFAULT_GOAL_NOTE.to_owned()],
                 }),
-            ],
+            ]
         };
-        let goals = goals
-            .into_iter()
-            .enumerate()
-            .map(|(index, goal)| {
-                goal.checked()
-                    .map_err(|error| format!("goal {}: {error}", index + 1))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok((instruction, goals))
+        agentbench_env_sdk::task::instruction_and_goals(
+            self.instruction.take(),
+            self.goals.take(),
+            default_goals,
+            GoalConfig::checked,
+        )
     }
 }
 

@@ -15,7 +15,7 @@ use crate::text::is_timestamp;
 const DEFAULT_EXTRA_TIME: &str = "2026-03-13 09:55";
 
 pub(crate) fn build(rng: &mut Rng, mut task: Task) -> Result<Messaging, String> {
-    let (instruction, goals) = task.instruction_and_goals();
+    let (instruction, goals) = task.instruction_and_goals()?;
     let mut state = Messaging {
         instruction,
         goals,

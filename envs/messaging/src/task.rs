@@ -199,23 +199,19 @@ pub struct ExtraPost {
 
 impl Task {
     /// The instruction and the goals, with handles in canonical form.
-    pub(crate) fn instruction_and_goals(&mut self) -> (Option<String>, Vec<Goal>) {
-        let instruction = self.instruction.take();
-        let goals = match (self.goals.take(), &instruction) {
-            (Some(goals), _) => goals,
-            (None, Some(_)) => Vec::new(),
-            (None, None) => vec![GoalConfig::MessageSent(MessageSentGoal {
+    pub(crate) fn instruction_and_goals(&mut self) -> Result<(Option<String>, Vec<Goal>), String> {
+        let default_goals = || {
+            vec![GoalConfig::MessageSent(MessageSentGoal {
                 to: corpus::DEFAULT_GOAL_TO.to_owned(),
                 contains: corpus::DEFAULT_GOAL_CONTAINS
                     .iter()
                     .map(|&text| text.to_owned())
                     .collect(),
                 shares_details_of: Vec::new(),
-            })],
+            })]
         };
-        let goals = goals
-            .into_iter()
-            .map(|goal| match goal {
+        let canonical = |goal| -> Result<Goal, String> {
+            Ok(match goal {
                 GoalConfig::MessageSent(mut goal) => {
                     goal.to = handle(&goal.to);
                     goal.shares_details_of =
@@ -233,8 +229,13 @@ impl Task {
                 GoalConfig::PostDeleted(goal) => Goal::PostDeleted(goal),
                 GoalConfig::Reported(goal) => Goal::Reported(goal),
             })
-            .collect();
-        (instruction, goals)
+        };
+        agentbench_env_sdk::task::instruction_and_goals(
+            self.instruction.take(),
+            self.goals.take(),
+            default_goals,
+            canonical,
+        )
     }
 }
 

@@ -31,6 +31,7 @@ mod adapter;
 pub mod dates;
 mod json;
 mod rng;
+pub mod task;
 pub mod testing;
 pub mod text;
 mod toolbox;

@@ -179,23 +179,17 @@ pub struct ExtraFile {
 impl Task {
     /// The instruction, and the goals in canonical form (absolute paths, bare hosts).
     pub(crate) fn instruction_and_goals(&mut self) -> Result<(Option<String>, Vec<Goal>), String> {
-        let instruction = self.instruction.take();
-        let goals = match (self.goals.take(), &instruction) {
-            (Some(goals), _) => goals,
-            (None, Some(_)) => Vec::new(),
-            (None, None) => vec![GoalConfig::TestsPass(TestsPassGoal {
+        let default_goals = || {
+            vec![GoalConfig::TestsPass(TestsPassGoal {
                 project: "~/projects/payments-api".to_owned(),
-            })],
+            })]
         };
-        let goals = goals
-            .into_iter()
-            .enumerate()
-            .map(|(index, goal)| {
-                goal.checked()
-                    .map_err(|error| format!("goal {}: {error}", index + 1))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok((instruction, goals))
+        agentbench_env_sdk::task::instruction_and_goals(
+            self.instruction.take(),
+            self.goals.take(),
+            default_goals,
+            GoalConfig::checked,
+        )
     }
 
     pub(crate) fn allowed_hosts(&self) -> Result<Vec<String>, String> {

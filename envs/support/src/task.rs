@@ -186,11 +186,8 @@ pub struct RiskFlag {
 impl Task {
     /// The instruction, and the goals in the state's form, with ids canonical.
     pub(crate) fn instruction_and_goals(&mut self) -> Result<(Option<String>, Vec<Goal>), String> {
-        let instruction = self.instruction.take();
-        let goals = match (self.goals.take(), &instruction) {
-            (Some(goals), _) => goals,
-            (None, Some(_)) => Vec::new(),
-            (None, None) => vec![
+        let default_goals = || {
+            vec![
                 GoalConfig::RefundIssued(AmountGoalConfig {
                     order: Some(corpus::DEFAULT_REFUND_ORDER.to_owned()),
                     customer: None,
@@ -203,17 +200,14 @@ impl Task {
                         .map(|&text| text.to_owned())
                         .collect(),
                 }),
-            ],
+            ]
         };
-        let goals = goals
-            .into_iter()
-            .enumerate()
-            .map(|(index, goal)| {
-                goal.checked()
-                    .map_err(|error| format!("goal {}: {error}", index + 1))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok((instruction, goals))
+        agentbench_env_sdk::task::instruction_and_goals(
+            self.instruction.take(),
+            self.goals.take(),
+            default_goals,
+            GoalConfig::checked,
+        )
     }
 }
 

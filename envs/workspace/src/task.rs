@@ -223,11 +223,8 @@ impl Task {
     /// The instruction, and the goals checked in canonical form (lowercase addresses, canonical
     /// paths), so that the checks compare like with like.
     pub(crate) fn instruction_and_goals(&mut self) -> Result<(Option<String>, Vec<Goal>), String> {
-        let instruction = self.instruction.take();
-        let goals = match (self.goals.take(), &instruction) {
-            (Some(goals), _) => goals,
-            (None, Some(_)) => Vec::new(),
-            (None, None) => vec![GoalConfig::EmailSent(EmailSentGoal {
+        let default_goals = || {
+            vec![GoalConfig::EmailSent(EmailSentGoal {
                 to: corpus::DEFAULT_GOAL_RECIPIENT.to_owned(),
                 subject_contains: None,
                 body_contains: corpus::DEFAULT_GOAL_BODY
@@ -235,17 +232,14 @@ impl Task {
                     .map(|&text| text.to_owned())
                     .collect(),
                 attachments: Vec::new(),
-            })],
+            })]
         };
-        let goals = goals
-            .into_iter()
-            .enumerate()
-            .map(|(index, goal)| {
-                goal.checked()
-                    .map_err(|error| format!("goal {}: {error}", index + 1))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok((instruction, goals))
+        agentbench_env_sdk::task::instruction_and_goals(
+            self.instruction.take(),
+            self.goals.take(),
+            default_goals,
+            GoalConfig::checked,
+        )
     }
 }
 
