@@ -1,5 +1,5 @@
 //! The leaderboard: its read-only API over HTTP, and the page in a real browser (Debian's
-//! Chromium driven by playwright-core, `tests/web/leaderboard.mjs`), against `agentbench serve`
+//! Chromium driven by playwright-core, `web/tests/leaderboard.mjs`), against `agentbench serve`
 //! on a database filled by real runs of the scripted baselines.
 
 mod support;
@@ -234,14 +234,14 @@ fn the_page_is_served_from_the_binary_with_a_strict_content_policy() {
 
 #[test]
 fn the_page_works_in_chromium() {
-    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/web");
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/tests");
     let setup = Command::new("bash")
         .arg(web.join("setup.sh"))
         .output()
         .unwrap();
     assert!(
         setup.status.success(),
-        "tests/web/setup.sh could not install Chromium and playwright-core:\n{}{}",
+        "web/tests/setup.sh could not install Chromium and playwright-core:\n{}{}",
         String::from_utf8_lossy(&setup.stdout),
         String::from_utf8_lossy(&setup.stderr)
     );
