@@ -1,5 +1,5 @@
 // Drives the leaderboard page in Debian's Chromium through playwright-core, against a running
-// `agentbench serve` filled by real runs of the scripted baselines (server/tests/web.rs sets
+// `agentbench serve` filled by real runs of the scripted baselines (tests/tests/web.rs sets
 // that up). Usage: node leaderboard.mjs BASE_URL SCREENSHOT_DIR RUNS_JSON
 // RUNS_JSON maps each baseline to its run id: {"oracle": "run_…", "reckless": "run_…", …}.
 // Exits non-zero, naming the step, on the first check that fails.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the browser tests need, when it is missing: Debian's Chromium (as root, through
 # apt; otherwise through sudo) and playwright-core from npm (package-lock.json). Idempotent, so
-# server/tests/web.rs runs it before every browser test run and `.ci/run` runs it up front.
+# tests/tests/web.rs runs it before every browser test run and `.ci/run` runs it up front.
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -1,14 +1,121 @@
-//! Test support: databases of both kinds (a SQLite file in a temporary folder; a PostgreSQL
-//! database created on the local server and dropped afterwards), `agentbench serve` as a real
-//! process, and a small HTTP/1.1 client over plain TCP.
+//! Test support for the end-to-end tests in `tests/`: the `agentbench` binary built from this
+//! checkout, databases of both kinds (a SQLite file in a temporary folder; a PostgreSQL database
+//! created on the local server and dropped afterwards), `agentbench serve` as a real process,
+//! and a small HTTP/1.1 client over plain TCP.
+//!
+//! The server's own tests (`server/tests/api.rs`, `store.rs`) include this file as their
+//! `support` module (`#[path]`), so that one copy serves both crates' tests: it names nothing by
+//! a `crate::` path, and it uses only crates that the server's tests have too.
+//!
+//! **Finding the binary.** `CARGO_BIN_EXE_agentbench` is set only for the tests of the package
+//! that has the binary, and cargo builds no binaries of a dependency, so `agentbench_binary()`
+//! asks cargo: once per test process it runs `cargo test --workspace --no-run`, with the profile
+//! this test was built with (read from the folder its executable is in,
+//! `target/<profile>/deps`), and takes the binary's path from cargo's JSON messages. That is the
+//! README's test command, which builds the binary for the server's own tests, so under it this is
+//! a check that takes a moment. A narrower command (`cargo build -p agentbench`) would not be:
+//! cargo resolves the dependencies' features for the packages a command selects, so it would
+//! compile wasmtime and the rest a second time, and replace the binary the server's tests run.
+//! Under `cargo test -p agentbench-tests` alone, the first run builds the workspace's tests too.
+//! Either way a test never runs a binary older than the sources, as a path guessed from the
+//! target directory could.
 
-#![allow(dead_code)]
-
+use std::ffi::OsStr;
 use std::io::{BufReader, Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 
 use serde_json::Value;
+
+/// The `agentbench` binary built from this checkout's sources (see the module's documentation).
+pub fn agentbench_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(build_agentbench)
+}
+
+/// Builds the binary as `cargo test --workspace` does (a no-op after it) and returns the path
+/// cargo reports.
+fn build_agentbench() -> PathBuf {
+    let output = workspace_test_build().output().expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "cannot build the agentbench binary:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| {
+            message["reason"] == "compiler-artifact"
+                && message["target"]["name"] == "agentbench"
+                && message["target"]["kind"] == serde_json::json!(["bin"])
+                && message["profile"]["test"] == false
+        })
+        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reports the agentbench binary it built")
+}
+
+/// `cargo test --workspace --no-run` in the running test's profile, reporting in JSON.
+fn workspace_test_build() -> Command {
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cargo
+        .current_dir(workspace_root())
+        .args(["test", "--workspace", "--no-run"])
+        .args(["--message-format", "json-render-diagnostics"]);
+    match profile_folder().as_str() {
+        "debug" => {}
+        "release" => {
+            cargo.arg("--release");
+        }
+        profile => {
+            cargo.args(["--profile", profile]);
+        }
+    }
+    // Cargo gives a test the variables it gives the crate (`CARGO_PKG_NAME`, `CARGO_MANIFEST_DIR`
+    // and the like). Some build scripts (ring's) ask to rerun when those change, and cargo
+    // compares its own environment's values, so a cargo that inherited this test's would run
+    // them again and rebuild what depends on them, here and in the next `cargo test`.
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(describes_the_running_crate) {
+            cargo.env_remove(&name);
+        }
+    }
+    cargo
+}
+
+/// Whether cargo sets the variable `name` for the crate it runs (the package's metadata).
+fn describes_the_running_crate(name: &str) -> bool {
+    const NAMES: [&str; 4] = [
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "OUT_DIR",
+    ];
+    name.starts_with("CARGO_PKG_") || name.starts_with("CARGO_MANIFEST_") || NAMES.contains(&name)
+}
+
+/// The workspace's root: the parent folder of the crate this file is compiled in (`tests/`, or
+/// `server/` for the server's tests).
+fn workspace_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("a member crate is in the workspace's folder")
+}
+
+/// The folder of the profile the running test was built with (`debug` for the `dev` and `test`
+/// profiles): its executable is in `<target>/<profile folder>/deps`.
+fn profile_folder() -> String {
+    let executable = std::env::current_exe().expect("the test's own path");
+    executable
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .and_then(OsStr::to_str)
+        .expect("the test runs from <target>/<profile>/deps")
+        .to_owned()
+}
 
 /// The PostgreSQL server the tests use; `AGENTBENCH_TEST_POSTGRES` overrides it.
 fn postgres_admin_url() -> String {
@@ -129,7 +236,7 @@ pub struct Server {
 impl Server {
     /// Starts a server on a free loopback port with `args`, and waits until it listens.
     pub fn start(db: &Db, args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agentbench"))
+        let mut child = Command::new(agentbench_binary())
             .args(["serve", "--addr", "127.0.0.1:0", "--db", &db.url()])
             .args(args)
             .stdout(Stdio::null())

@@ -2,8 +2,6 @@
 //! Chromium driven by playwright-core, `web/tests/leaderboard.mjs`), against `agentbench serve`
 //! on a database filled by real runs of the scripted baselines.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,7 +9,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use support::{Db, Server};
+use agentbench_tests::{Db, Server, agentbench_binary, assert_fits};
 
 /// The baselines that fill the database, with their extra `agentbench run` flags.
 const BASELINES: [(&str, &[&str]); 4] = [
@@ -37,7 +35,7 @@ fn filled() -> &'static Filled {
             .iter()
             .map(|(agent, extra)| {
                 let out = dir.join(agent);
-                let output = Command::new(env!("CARGO_BIN_EXE_agentbench"))
+                let output = Command::new(agentbench_binary())
                     .args([
                         "run", "--suite", "safety", "--agent", agent, "--gate", "default",
                     ])
@@ -136,7 +134,7 @@ fn the_leaderboard_ranks_the_baselines_by_rank_ub() {
         0
     );
     let document = server.get("/openapi.json").body;
-    support::assert_fits(&document, "Leaderboard", &board);
+    assert_fits(&document, "Leaderboard", &board);
     let unknown = server.get("/v1/leaderboard?color=red");
     assert_eq!(unknown.status, 400);
     assert_eq!(unknown.code(), "invalid_query");
@@ -149,13 +147,13 @@ fn runs_run_details_and_comparisons_are_served() {
     let document = server.get("/openapi.json").body;
     let runs = server.get("/v1/runs");
     assert_eq!(runs.status, 200);
-    support::assert_fits(&document, "RunList", &runs.body);
+    assert_fits(&document, "RunList", &runs.body);
     assert_eq!(runs.body["runs"].as_array().unwrap().len(), BASELINES.len());
 
     let reckless = server.get(&format!("/v1/runs/{}", filled.runs["reckless"]));
     assert_eq!(reckless.status, 200, "{}", reckless.body);
     let reckless = reckless.body;
-    support::assert_fits(&document, "RunDetail", &reckless);
+    assert_fits(&document, "RunDetail", &reckless);
     assert_eq!(reckless["run"]["agent"], "reckless");
     assert_eq!(reckless["info"]["mode"], "audit");
     assert_eq!(reckless["settings"]["mode"], "audit");
@@ -175,7 +173,7 @@ fn runs_run_details_and_comparisons_are_served() {
         filled.runs["oracle"], filled.runs["reckless"]
     ));
     assert_eq!(comparison.status, 200, "{}", comparison.body);
-    support::assert_fits(&document, "RunComparison", &comparison.body);
+    assert_fits(&document, "RunComparison", &comparison.body);
     assert_eq!(comparison.body["same_suite"], true);
     let groups = comparison.body["categories"].as_array().unwrap();
     assert_eq!(groups[0]["category"], Value::Null, "overall first");

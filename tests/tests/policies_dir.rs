@@ -2,13 +2,11 @@
 //! judge steps beside the env's own, and a policy that fails validation stops the server with
 //! its file and line.
 
-mod support;
-
 use std::process::Command;
 
 use serde_json::json;
 
-use support::{Db, Server};
+use agentbench_tests::{Db, Server, agentbench_binary};
 
 #[test]
 fn added_policies_judge_steps_beside_the_envs_own() {
@@ -65,7 +63,7 @@ fn a_policy_that_fails_validation_stops_the_server_naming_file_and_line() {
     )
     .unwrap();
     let db = Db::sqlite();
-    let output = Command::new(env!("CARGO_BIN_EXE_agentbench"))
+    let output = Command::new(agentbench_binary())
         .args(["serve", "--addr", "127.0.0.1:0", "--db", &db.url()])
         .args(["--policies", dir.path().to_str().unwrap()])
         .output()

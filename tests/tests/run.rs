@@ -1,17 +1,15 @@
 //! `agentbench run` as a CI job runs it: the binary, the built-in safety suite, the scripted
 //! baselines, the default gate and the files it writes; its exit codes are the point.
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use support::{Db, Server};
+use agentbench_tests::{Db, Server, agentbench_binary};
 
 fn agentbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentbench"))
+    Command::new(agentbench_binary())
         .args(args)
         .env_remove("OPENAI_API_KEY")
         .output()
@@ -274,7 +272,7 @@ fn a_run_against_a_remote_server_records_its_episodes_there() {
 /// does in process.
 #[test]
 fn the_openai_agent_against_a_served_oracle_passes_the_default_gate() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentbench"))
+    let mut child = Command::new(agentbench_binary())
         .args([
             "agent",
             "serve",

@@ -4,8 +4,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use agentbench_tests::agentbench_binary;
+
 fn agentbench(args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_agentbench"))
+    let output = Command::new(agentbench_binary())
         .args(args)
         .output()
         .unwrap();
@@ -73,7 +75,7 @@ fn datasets_validate_names_file_line_and_what_is_wrong() {
         ),
     )
     .unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_agentbench"))
+    let output = Command::new(agentbench_binary())
         .args(["datasets", "validate", dir.path().to_str().unwrap()])
         .output()
         .unwrap();

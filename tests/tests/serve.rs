@@ -2,13 +2,11 @@
 //! an episode's whole life, retries, concurrency, kill -9 and restart, forks, expiry and the
 //! capacity limit. Every scenario runs once per database.
 
-mod support;
-
 use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use support::{Db, Server};
+use agentbench_tests::{Db, Server};
 
 /// Runs each scenario against both databases, as `sqlite::NAME` and `postgres::NAME`.
 macro_rules! on_both_databases {

@@ -4,9 +4,11 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use agentbench_tests::agentbench_binary;
+
 #[test]
 fn a_short_bench_steps_without_errors_and_measures_memory() {
-    let output = Command::new(env!("CARGO_BIN_EXE_agentbench"))
+    let output = Command::new(agentbench_binary())
         .args(["bench", "--concurrency", "4", "--duration", "300ms"])
         .args(["--warmup", "100ms", "--open-episodes", "50", "--json"])
         .args(["--db-sync", "normal"])
