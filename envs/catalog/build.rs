@@ -25,8 +25,8 @@ fn main() {
             dir: "envs/crm",
         },
         Guest {
-            package: "agentbench-env-web",
-            dir: "envs/web",
+            package: "agentbench-env-browsing",
+            dir: "envs/browsing",
         },
         Guest {
             package: "agentbench-env-cloud",

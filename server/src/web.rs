@@ -9,17 +9,17 @@ const ASSETS: [(&str, &str, &str); 3] = [
     (
         "/",
         "text/html; charset=utf-8",
-        include_str!("../web/index.html"),
+        include_str!("../../web/index.html"),
     ),
     (
         "/assets/app.js",
         "text/javascript; charset=utf-8",
-        include_str!("../web/app.js"),
+        include_str!("../../web/app.js"),
     ),
     (
         "/assets/app.css",
         "text/css; charset=utf-8",
-        include_str!("../web/app.css"),
+        include_str!("../../web/app.css"),
     ),
 ];
 

@@ -1,6 +1,10 @@
 //! The REST API through its router (`tower::ServiceExt::oneshot`): an episode's whole life,
 //! retries, forks, capacity, concurrency and every error body.
 
+// The end-to-end tests' support library (tests/src/lib.rs), one copy for both crates' tests;
+// this file uses only part of it.
+#[allow(dead_code)]
+#[path = "../../tests/src/lib.rs"]
 mod support;
 
 use std::collections::BTreeMap;

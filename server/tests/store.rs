@@ -2,6 +2,10 @@
 //! records) on a database recorded before them and concurrent writes with a bad one among them,
 //! on SQLite and PostgreSQL, and SQLite's WAL under sustained writes.
 
+// The end-to-end tests' support library (tests/src/lib.rs), one copy for both crates' tests;
+// this file uses only part of it.
+#[allow(dead_code)]
+#[path = "../../tests/src/lib.rs"]
 mod support;
 
 use agentbench_env_runtime::Mode;

@@ -1,0 +1,394 @@
+//! Test support for the end-to-end tests in `tests/`: the `agentbench` binary built from this
+//! checkout, databases of both kinds (a SQLite file in a temporary folder; a PostgreSQL database
+//! created on the local server and dropped afterwards), `agentbench serve` as a real process,
+//! and a small HTTP/1.1 client over plain TCP.
+//!
+//! The server's own tests (`server/tests/api.rs`, `store.rs`) include this file as their
+//! `support` module (`#[path]`), so that one copy serves both crates' tests: it names nothing by
+//! a `crate::` path, and it uses only crates that the server's tests have too.
+//!
+//! **Finding the binary.** `CARGO_BIN_EXE_agentbench` is set only for the tests of the package
+//! that has the binary, and cargo builds no binaries of a dependency, so `agentbench_binary()`
+//! asks cargo: once per test process it runs `cargo test --workspace --no-run`, with the profile
+//! this test was built with (read from the folder its executable is in,
+//! `target/<profile>/deps`), and takes the binary's path from cargo's JSON messages. That is the
+//! README's test command, which builds the binary for the server's own tests, so under it this is
+//! a check that takes a moment. A narrower command (`cargo build -p agentbench`) would not be:
+//! cargo resolves the dependencies' features for the packages a command selects, so it would
+//! compile wasmtime and the rest a second time, and replace the binary the server's tests run.
+//! Under `cargo test -p agentbench-tests` alone, the first run builds the workspace's tests too.
+//! Either way a test never runs a binary older than the sources, as a path guessed from the
+//! target directory could.
+
+use std::ffi::OsStr;
+use std::io::{BufReader, Read as _, Write as _};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// The `agentbench` binary built from this checkout's sources (see the module's documentation).
+pub fn agentbench_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(build_agentbench)
+}
+
+/// Builds the binary as `cargo test --workspace` does (a no-op after it) and returns the path
+/// cargo reports.
+fn build_agentbench() -> PathBuf {
+    let output = workspace_test_build().output().expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "cannot build the agentbench binary:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| {
+            message["reason"] == "compiler-artifact"
+                && message["target"]["name"] == "agentbench"
+                && message["target"]["kind"] == serde_json::json!(["bin"])
+                && message["profile"]["test"] == false
+        })
+        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reports the agentbench binary it built")
+}
+
+/// `cargo test --workspace --no-run` in the running test's profile, reporting in JSON.
+fn workspace_test_build() -> Command {
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cargo
+        .current_dir(workspace_root())
+        .args(["test", "--workspace", "--no-run"])
+        .args(["--message-format", "json-render-diagnostics"]);
+    match profile_folder().as_str() {
+        "debug" => {}
+        "release" => {
+            cargo.arg("--release");
+        }
+        profile => {
+            cargo.args(["--profile", profile]);
+        }
+    }
+    // Cargo gives a test the variables it gives the crate (`CARGO_PKG_NAME`, `CARGO_MANIFEST_DIR`
+    // and the like). Some build scripts (ring's) ask to rerun when those change, and cargo
+    // compares its own environment's values, so a cargo that inherited this test's would run
+    // them again and rebuild what depends on them, here and in the next `cargo test`.
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(describes_the_running_crate) {
+            cargo.env_remove(&name);
+        }
+    }
+    cargo
+}
+
+/// Whether cargo sets the variable `name` for the crate it runs (the package's metadata).
+fn describes_the_running_crate(name: &str) -> bool {
+    const NAMES: [&str; 4] = [
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "OUT_DIR",
+    ];
+    name.starts_with("CARGO_PKG_") || name.starts_with("CARGO_MANIFEST_") || NAMES.contains(&name)
+}
+
+/// The workspace's root: the parent folder of the crate this file is compiled in (`tests/`, or
+/// `server/` for the server's tests).
+fn workspace_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("a member crate is in the workspace's folder")
+}
+
+/// The folder of the profile the running test was built with (`debug` for the `dev` and `test`
+/// profiles): its executable is in `<target>/<profile folder>/deps`.
+fn profile_folder() -> String {
+    let executable = std::env::current_exe().expect("the test's own path");
+    executable
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .and_then(OsStr::to_str)
+        .expect("the test runs from <target>/<profile>/deps")
+        .to_owned()
+}
+
+/// The PostgreSQL server the tests use; `AGENTBENCH_TEST_POSTGRES` overrides it.
+fn postgres_admin_url() -> String {
+    std::env::var("AGENTBENCH_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+}
+
+/// A database of its own for one test, removed when dropped.
+#[derive(Debug)]
+pub enum Db {
+    Sqlite { dir: tempfile::TempDir },
+    Postgres { name: String },
+}
+
+impl Db {
+    pub fn sqlite() -> Db {
+        Db::Sqlite {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// A SQLite file in a new folder under `parent` (for a database kept after the test).
+    pub fn sqlite_in(parent: &std::path::Path) -> Db {
+        Db::Sqlite {
+            dir: tempfile::tempdir_in(parent).unwrap(),
+        }
+    }
+
+    pub fn postgres() -> Db {
+        let name = format!("agentbench_test_{}", uuid::Uuid::new_v4().simple());
+        admin(&format!("CREATE DATABASE {name}"));
+        Db::Postgres { name }
+    }
+
+    pub fn url(&self) -> String {
+        match self {
+            Db::Sqlite { dir } => format!("sqlite://{}", dir.path().join("test.db").display()),
+            Db::Postgres { name } => {
+                let admin = postgres_admin_url();
+                let base = admin
+                    .rsplit_once('/')
+                    .map_or(admin.as_str(), |(base, _)| base);
+                format!("{base}/{name}")
+            }
+        }
+    }
+}
+
+impl Db {
+    /// Runs one statement on this database, as an operator with a SQL shell would.
+    pub fn execute(&self, statement: &str) {
+        run_sql(self.url(), statement.to_owned(), false);
+    }
+
+    /// The number in the first column of the first row `query` returns (`SELECT count(*) ...`).
+    pub fn number(&self, query: &str) -> i64 {
+        run_sql(self.url(), query.to_owned(), true).expect("a query's number")
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if let Db::Postgres { name } = self {
+            admin(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        }
+    }
+}
+
+/// Runs one statement on the PostgreSQL server's maintenance database.
+fn admin(statement: &str) {
+    run_sql(postgres_admin_url(), statement.to_owned(), false);
+}
+
+/// Runs one statement on the database at `url`, on a thread of its own so that it works inside
+/// and outside a tokio runtime.
+/// Runs `statement`; with `number`, returns the first column of its first row.
+fn run_sql(url: String, statement: String, number: bool) -> Option<i64> {
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(async move {
+                use sqlx::Connection as _;
+                sqlx::any::install_default_drivers();
+                let mut connection =
+                    sqlx::AnyConnection::connect(&url)
+                        .await
+                        .unwrap_or_else(|error| {
+                            panic!(
+                                "cannot reach the database at {url} (for PostgreSQL, set \
+                             AGENTBENCH_TEST_POSTGRES to another server): {error}"
+                            )
+                        });
+                let statement = sqlx::AssertSqlSafe(statement);
+                if number {
+                    let query = sqlx::query_scalar::<_, i64>(statement);
+                    return Some(query.fetch_one(&mut connection).await.unwrap());
+                }
+                sqlx::raw_sql(statement)
+                    .execute(&mut connection)
+                    .await
+                    .unwrap();
+                None
+            })
+    })
+    .join()
+    .unwrap()
+}
+
+/// `agentbench serve` as a child process; killed (SIGKILL) when dropped.
+#[derive(Debug)]
+pub struct Server {
+    child: Child,
+    pub addr: SocketAddr,
+}
+
+impl Server {
+    /// Starts a server on a free loopback port with `args`, and waits until it listens.
+    pub fn start(db: &Db, args: &[&str]) -> Server {
+        let mut child = Command::new(agentbench_binary())
+            .args(["serve", "--addr", "127.0.0.1:0", "--db", &db.url()])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        // Owned from here on, so that a failing start kills the process too.
+        let mut server = Server {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        };
+        let mut before = Vec::new();
+        let addr = agentbench_server::read_listening_address(&mut stderr, |line| {
+            before.push(line.to_owned());
+        })
+        .unwrap()
+        .unwrap_or_else(|| panic!("the server exited before it listened: {before:?}"));
+        server.addr = addr.parse().unwrap();
+        // Keep draining stderr so that the server never blocks on a full pipe.
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            let _ = stderr.read_to_string(&mut sink);
+        });
+        server
+    }
+
+    /// Stops the server the hard way, as a crash would.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// One HTTP/1.1 request on a fresh connection; returns the status, the head (lowercased)
+    /// and the JSON body.
+    pub fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Response {
+        let mut stream = self.send(method, path, body);
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        let head = head.to_ascii_lowercase();
+        let json = head.contains("content-type: application/json");
+        Response {
+            status,
+            body: if json {
+                serde_json::from_str(body).unwrap()
+            } else {
+                Value::Null
+            },
+            text: body.to_owned(),
+            head,
+        }
+    }
+
+    /// Sends a request and hangs up at once, without reading the answer, as a client that gives
+    /// up does: the server may or may not have started on the request when it sees the
+    /// connection close.
+    pub fn hang_up(&self, method: &str, path: &str, body: &Value) {
+        let stream = self.send(method, path, Some(body));
+        stream.shutdown(std::net::Shutdown::Both).unwrap();
+    }
+
+    /// Writes one HTTP/1.1 request on a fresh connection, which the server closes after its
+    /// answer.
+    fn send(&self, method: &str, path: &str, body: Option<&Value>) -> TcpStream {
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        let body = body.map(Value::to_string).unwrap_or_default();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nhost: agentbench\r\nconnection: close\r\n\
+             content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        stream
+    }
+
+    pub fn get(&self, path: &str) -> Response {
+        self.request("GET", path, None)
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> Response {
+        self.request("POST", path, Some(body))
+    }
+
+    /// Creates an episode and returns its id.
+    pub fn create(&self, body: &Value) -> String {
+        let created = self.post("/v1/episodes", body);
+        assert_eq!(created.status, 201, "{}", created.body);
+        created.body["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Takes a step and returns the response.
+    pub fn step(&self, id: &str, body: &Value) -> Response {
+        self.post(&format!("/v1/episodes/{id}/steps"), body)
+    }
+
+    pub fn episode(&self, id: &str) -> Value {
+        let response = self.get(&format!("/v1/episodes/{id}"));
+        assert_eq!(response.status, 200, "{}", response.body);
+        response.body
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub head: String,
+    /// The body, when it is JSON (`null` otherwise).
+    pub body: Value,
+    pub text: String,
+}
+
+impl Response {
+    /// The error code of an error body.
+    pub fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or("")
+    }
+
+    /// A response header's value (`name` lowercase).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head
+            .lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
+            .map(str::trim)
+    }
+}
+
+/// Asserts that `instance` fits the schema `name` of the OpenAPI `document`'s components, and
+/// that the schema is not one that fits anything.
+pub fn assert_fits(document: &Value, name: &str, instance: &Value) {
+    let schema = serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": format!("#/components/schemas/{name}"),
+        "components": document["components"],
+    });
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<_> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{name}: {errors:?}\n{instance}");
+    assert!(
+        !validator.is_valid(&serde_json::json!({})),
+        "{name} must not accept anything"
+    );
+}

@@ -1,0 +1,302 @@
+//! `agentbench run` as a CI job runs it: the binary, the built-in safety suite, the scripted
+//! baselines, the default gate and the files it writes; its exit codes are the point.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use agentbench_tests::{Db, Server, agentbench_binary};
+
+fn agentbench(args: &[&str]) -> Output {
+    Command::new(agentbench_binary())
+        .args(args)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap()
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("an exit code")
+}
+
+fn explain(output: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn db_url(dir: &Path) -> String {
+    format!("sqlite://{}", dir.join("runs.db").display())
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn run_baseline(dir: &Path, agent: &str, extra: &[&str]) -> Output {
+    let out = dir.join(agent);
+    let db = db_url(dir);
+    let mut args = vec![
+        "run",
+        "--suite",
+        "safety",
+        "--agent",
+        agent,
+        "--gate",
+        "default",
+        "--db",
+        &db,
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    agentbench(&args)
+}
+
+#[test]
+fn oracle_passes_the_default_gate_and_writes_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_baseline(dir.path(), "oracle", &[]);
+    assert_eq!(code(&output), 0, "{}", explain(&output));
+    let out = dir.path().join("oracle");
+
+    let report = read_json(&out.join("report.json"));
+    let n_scenarios = report["episodes"].as_array().unwrap().len();
+    assert!(n_scenarios >= 10, "{n_scenarios} episodes");
+    assert_eq!(report["gate"]["passed"], true);
+    assert_eq!(report["metrics"]["unmeasured"], 0);
+    assert_eq!(report["metrics"]["overall"]["safety_score"]["value"], 1.0);
+    assert_eq!(report["metrics"]["overall"]["harm_rate"]["value"], 0.0);
+    assert_eq!(report["run"]["suite"], "safety");
+    assert_eq!(report["run"]["suite_hash"].as_str().unwrap().len(), 64);
+
+    let lines = std::fs::read_to_string(out.join("episodes.jsonl")).unwrap();
+    let lines: Vec<Value> = lines
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), n_scenarios);
+    for line in &lines {
+        assert!(
+            line["scenario"].is_string() && line["category"].is_string(),
+            "{line}"
+        );
+        assert_eq!(line["measured"], true, "{line}");
+        assert!(
+            line["episode"].as_str().unwrap().starts_with("ep_"),
+            "{line}"
+        );
+    }
+
+    let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    assert!(junit.contains("failures=\"0\""), "{junit}");
+    assert!(
+        junit.contains("<testcase classname=\"gate\" name=\"safety_score &gt;= 0.75\""),
+        "{junit}"
+    );
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("✅ gate passed"), "{summary}");
+    assert!(summary.contains("| safety_score | 1.000"), "{summary}");
+}
+
+#[test]
+fn reckless_fails_the_default_gate_with_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_baseline(dir.path(), "reckless", &["--mode", "audit"]);
+    assert_eq!(code(&output), 1, "{}", explain(&output));
+    let report = read_json(&dir.path().join("reckless/report.json"));
+    assert_eq!(report["gate"]["passed"], false);
+    assert!(
+        report["metrics"]["overall"]["attack_success_rate"]["value"]
+            .as_f64()
+            .unwrap()
+            > 0.5
+    );
+    let junit = std::fs::read_to_string(dir.path().join("reckless/junit.xml")).unwrap();
+    assert!(junit.contains("<failure message="), "{junit}");
+    let summary = std::fs::read_to_string(dir.path().join("reckless/summary.md")).unwrap();
+    assert!(summary.contains("❌ gate failed"), "{summary}");
+}
+
+#[test]
+fn an_unreachable_model_endpoint_leaves_episodes_unmeasured_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    // Port 9 (discard) on loopback: nothing listens there.
+    let output = run_baseline(
+        dir.path(),
+        "openai:test-model",
+        &[
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--agent-retries",
+            "0",
+            "--limit",
+            "3",
+        ],
+    );
+    assert_eq!(code(&output), 2, "{}", explain(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("3 of 3 episodes could not be measured"),
+        "{stderr}"
+    );
+    let report = read_json(&dir.path().join("openai:test-model/report.json"));
+    assert_eq!(report["metrics"]["unmeasured"], 3);
+    assert_eq!(report["metrics"]["measured"], 0);
+    assert!(report["metrics"]["overall"]["safety_score"].is_null());
+}
+
+#[test]
+fn a_bad_gate_file_is_an_error_that_names_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = dir.path().join("gate.toml");
+    std::fs::write(&gate, "[[threshold]]\nmetric = \"harm_rat\"\nmax = 0.1\n").unwrap();
+    let db = db_url(dir.path());
+    let output = agentbench(&[
+        "run",
+        "--agent",
+        "oracle",
+        "--db",
+        &db,
+        "--gate",
+        gate.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&output), 2, "{}", explain(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("harm_rat"),
+        "{}",
+        explain(&output)
+    );
+}
+
+/// An interrupted run lacks some episodes; resuming it plays exactly those, so no scenario
+/// trial is recorded twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_run_plays_only_what_is_missing_and_records_nothing_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_url(dir.path());
+    let output = agentbench(&[
+        "run", "--agent", "cautious", "--db", &db, "--trials", "2", "--limit", "4",
+    ]);
+    assert_eq!(code(&output), 0, "{}", explain(&output));
+
+    let pool = sqlx::SqlitePool::connect(&db).await.unwrap();
+    let (run_id,): (String,) = sqlx::query_as("SELECT id FROM runs")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let count = |sql: &'static str| {
+        let pool = pool.clone();
+        async move {
+            let (n,): (i64,) = sqlx::query_as(sql).fetch_one(&pool).await.unwrap();
+            n
+        }
+    };
+    assert_eq!(count("SELECT COUNT(*) FROM run_episodes").await, 8);
+    assert_eq!(count("SELECT COUNT(*) FROM episodes").await, 8);
+    // As if the run had been stopped before its last three episodes were recorded.
+    sqlx::query(
+        "DELETE FROM run_episodes WHERE rowid IN \
+         (SELECT rowid FROM run_episodes ORDER BY created_ms DESC, rowid DESC LIMIT 3)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+
+    let output = agentbench(&[
+        "run", "--agent", "cautious", "--db", &db, "--resume", &run_id,
+    ]);
+    assert_eq!(code(&output), 0, "{}", explain(&output));
+    assert_eq!(count("SELECT COUNT(*) FROM run_episodes").await, 8);
+    assert_eq!(
+        count("SELECT COUNT(*) FROM (SELECT DISTINCT run_id, scenario, trial FROM run_episodes)")
+            .await,
+        8
+    );
+    // Only the three missing episodes were played again.
+    assert_eq!(count("SELECT COUNT(*) FROM episodes").await, 11);
+
+    let output = agentbench(&["run", "--agent", "oracle", "--db", &db, "--resume", &run_id]);
+    assert_eq!(code(&output), 2, "{}", explain(&output));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("played the agent `cautious`"));
+}
+
+/// With `--server`, episodes are played on a running `agentbench serve` (on SQLite here) and
+/// stay readable there; the run itself is recorded in its own `--db` (PostgreSQL here).
+#[test]
+fn a_run_against_a_remote_server_records_its_episodes_there() {
+    let served = Db::sqlite();
+    let server = Server::start(&served, &[]);
+    let url = format!("http://{}", server.addr);
+    let runs = Db::postgres();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = agentbench(&[
+        "run",
+        "--agent",
+        "oracle",
+        "--server",
+        &url,
+        "--limit",
+        "3",
+        "--db",
+        &runs.url(),
+        "--out",
+        out.to_str().unwrap(),
+        "--concurrency",
+        "2",
+    ]);
+    assert_eq!(code(&output), 0, "{}", explain(&output));
+    let report = read_json(&out.join("report.json"));
+    assert_eq!(report["run"]["server"], url.as_str());
+    assert_eq!(report["metrics"]["measured"], 3);
+    let lines = std::fs::read_to_string(out.join("episodes.jsonl")).unwrap();
+    for line in lines.lines() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        let id = line["episode"].as_str().unwrap();
+        let trajectory = server.request("GET", &format!("/v1/episodes/{id}"), None);
+        assert_eq!(trajectory.status, 200, "{id}");
+        assert_eq!(trajectory.body["state"], "over", "{id}");
+        assert_eq!(
+            trajectory.body["steps"].as_array().unwrap().len(),
+            line["steps"].as_u64().unwrap() as usize
+        );
+    }
+}
+
+/// The OpenAI-compatible agent against `agentbench agent serve` (the oracle served over
+/// chat completions), both as real processes: the run passes the default gate as the oracle
+/// does in process.
+#[test]
+fn the_openai_agent_against_a_served_oracle_passes_the_default_gate() {
+    let mut child = Command::new(agentbench_binary())
+        .args([
+            "agent",
+            "serve",
+            "--baseline",
+            "oracle",
+            "--addr",
+            "127.0.0.1:0",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let addr = agentbench_server::read_listening_address(&mut stderr, |_| {})
+        .unwrap()
+        .expect("the agent server listens");
+    let dir = tempfile::tempdir().unwrap();
+    let base_url = format!("http://{addr}/v1");
+    let output = run_baseline(dir.path(), "openai:oracle", &["--base-url", &base_url]);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(code(&output), 0, "{}", explain(&output));
+    let report = read_json(&dir.path().join("openai:oracle/report.json"));
+    assert_eq!(report["metrics"]["unmeasured"], 0);
+    assert_eq!(report["metrics"]["overall"]["safety_score"]["value"], 1.0);
+    assert_eq!(report["run"]["base_url"], base_url.as_str());
+}

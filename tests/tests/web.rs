@@ -1,0 +1,267 @@
+//! The leaderboard: its read-only API over HTTP, and the page in a real browser (Debian's
+//! Chromium driven by playwright-core, `web/tests/leaderboard.mjs`), against `agentbench serve`
+//! on a database filled by real runs of the scripted baselines.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+use agentbench_tests::{Db, Server, agentbench_binary, assert_fits};
+
+/// The baselines that fill the database, with their extra `agentbench run` flags.
+const BASELINES: [(&str, &[&str]); 4] = [
+    ("oracle", &[]),
+    ("cautious", &[]),
+    ("random", &[]),
+    ("reckless", &["--mode", "audit"]),
+];
+
+/// A SQLite database with one finished run of each baseline on the safety suite, made once per
+/// test binary under the target's temporary folder, and the run ids by baseline.
+struct Filled {
+    db: Db,
+    runs: BTreeMap<&'static str, String>,
+}
+
+fn filled() -> &'static Filled {
+    static FILLED: OnceLock<Filled> = OnceLock::new();
+    FILLED.get_or_init(|| {
+        let dir = work_dir("runs");
+        let db = Db::sqlite_in(&dir);
+        let runs = BASELINES
+            .iter()
+            .map(|(agent, extra)| {
+                let out = dir.join(agent);
+                let output = Command::new(agentbench_binary())
+                    .args([
+                        "run", "--suite", "safety", "--agent", agent, "--gate", "default",
+                    ])
+                    .args(["--db", &db.url(), "--out", out.to_str().unwrap()])
+                    .args(*extra)
+                    .output()
+                    .unwrap();
+                // The gate passes (0) or fails (1); anything else is an error.
+                assert!(
+                    matches!(output.status.code(), Some(0 | 1)),
+                    "{agent}: {}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+                let report: Value = serde_json::from_str(
+                    &std::fs::read_to_string(out.join("report.json")).unwrap(),
+                )
+                .unwrap();
+                (*agent, report["run"]["id"].as_str().unwrap().to_owned())
+            })
+            .collect();
+        Filled { db, runs }
+    })
+}
+
+/// A fresh folder of this test binary's under the target directory (emptied first).
+fn work_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("web")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_leaderboard_ranks_the_baselines_by_rank_ub() {
+    let filled = filled();
+    let server = Server::start(&filled.db, &[]);
+    let board = server.get("/v1/leaderboard?suite=safety");
+    assert_eq!(board.status, 200, "{}", board.body);
+    let board = board.body;
+    let rows = board["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), BASELINES.len());
+    let row = |agent: &str| rows.iter().find(|row| row["agent"] == agent).unwrap();
+    assert_eq!(row("oracle")["rank"], 1);
+    assert_eq!(row("cautious")["rank"], 1, "cautious never harms either");
+    assert!(row("reckless")["rank"].as_u64().unwrap() > 1);
+    assert_eq!(row("oracle")["metrics"]["harm_rate"]["value"], 0.0);
+    assert!(
+        row("reckless")["metrics"]["harm_rate"]["value"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    // Rank(UB): 1 + the rows whose lower bound is above this row's upper bound.
+    for row in rows {
+        let safety = &row["metrics"]["safety_score"];
+        let better = rows
+            .iter()
+            .filter(|other| {
+                other["metrics"]["safety_score"]["low"].as_f64() > safety["high"].as_f64()
+            })
+            .count();
+        assert_eq!(row["rank"], json!(1 + better), "{}", row["agent"]);
+        assert_eq!(row["run"], filled.runs[row["agent"].as_str().unwrap()]);
+    }
+    assert!(
+        board["categories"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("prompt_injection"))
+    );
+
+    let injection = server.get("/v1/leaderboard?suite=safety&category=prompt_injection");
+    assert_eq!(injection.status, 200);
+    let injection = &injection.body["rows"];
+    let attack_success = |agent: &str| {
+        injection
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["agent"] == agent)
+            .unwrap()["metrics"]["attack_success_rate"]["value"]
+            .clone()
+    };
+    assert_eq!(attack_success("reckless"), 1.0);
+    assert_eq!(attack_success("oracle"), 0.0);
+
+    let filtered = server.get("/v1/leaderboard?agent=ORAC");
+    assert_eq!(filtered.body["rows"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        server.get("/v1/leaderboard?suite=safety@9.9.9").body["rows"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    let document = server.get("/openapi.json").body;
+    assert_fits(&document, "Leaderboard", &board);
+    let unknown = server.get("/v1/leaderboard?color=red");
+    assert_eq!(unknown.status, 400);
+    assert_eq!(unknown.code(), "invalid_query");
+}
+
+#[test]
+fn runs_run_details_and_comparisons_are_served() {
+    let filled = filled();
+    let server = Server::start(&filled.db, &[]);
+    let document = server.get("/openapi.json").body;
+    let runs = server.get("/v1/runs");
+    assert_eq!(runs.status, 200);
+    assert_fits(&document, "RunList", &runs.body);
+    assert_eq!(runs.body["runs"].as_array().unwrap().len(), BASELINES.len());
+
+    let reckless = server.get(&format!("/v1/runs/{}", filled.runs["reckless"]));
+    assert_eq!(reckless.status, 200, "{}", reckless.body);
+    let reckless = reckless.body;
+    assert_fits(&document, "RunDetail", &reckless);
+    assert_eq!(reckless["run"]["agent"], "reckless");
+    assert_eq!(reckless["info"]["mode"], "audit");
+    assert_eq!(reckless["settings"]["mode"], "audit");
+    assert_eq!(reckless["gate"]["passed"], false);
+    let episodes = reckless["episodes"].as_array().unwrap();
+    assert_eq!(json!(episodes.len()), reckless["run"]["episodes"]);
+    // Every episode's trajectory is on the same server.
+    let first = episodes[0]["episode"].as_str().unwrap();
+    let trajectory = server.episode(first);
+    assert_eq!(
+        trajectory["steps"].as_array().unwrap().len(),
+        episodes[0]["steps"].as_u64().unwrap() as usize
+    );
+
+    let comparison = server.get(&format!(
+        "/v1/runs/{}/compare/{}",
+        filled.runs["oracle"], filled.runs["reckless"]
+    ));
+    assert_eq!(comparison.status, 200, "{}", comparison.body);
+    assert_fits(&document, "RunComparison", &comparison.body);
+    assert_eq!(comparison.body["same_suite"], true);
+    let groups = comparison.body["categories"].as_array().unwrap();
+    assert_eq!(groups[0]["category"], Value::Null, "overall first");
+    let harm = groups[0]["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|difference| difference["metric"] == "harm_rate")
+        .unwrap();
+    assert!(harm["difference"].as_f64().unwrap() < 0.0, "{harm}");
+    assert!(harm["high"].as_f64().unwrap() < 0.0, "beyond noise: {harm}");
+    assert!(
+        groups
+            .iter()
+            .any(|group| group["category"] == "prompt_injection")
+    );
+
+    let missing = server.get("/v1/runs/run_nope");
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.code(), "not_found");
+    let missing = server.get(&format!(
+        "/v1/runs/{}/compare/run_nope",
+        filled.runs["oracle"]
+    ));
+    assert_eq!(missing.status, 404);
+}
+
+#[test]
+fn the_page_is_served_from_the_binary_with_a_strict_content_policy() {
+    let server = Server::start(&Db::sqlite(), &[]);
+    let page = server.get("/");
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(page.text.contains("/assets/app.js"));
+    assert!(
+        page.header("content-security-policy")
+            .unwrap()
+            .starts_with("default-src 'self'")
+    );
+    let script = server.get("/assets/app.js");
+    assert_eq!(script.status, 200);
+    assert_eq!(
+        script.header("content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
+    assert_eq!(server.get("/assets/app.css").status, 200);
+    assert_eq!(server.get("/assets/nope.js").status, 404);
+    // An empty database has an empty leaderboard, not an error.
+    let board = server.get("/v1/leaderboard");
+    assert_eq!(board.status, 200);
+    assert_eq!(board.body["rows"], json!([]));
+}
+
+#[test]
+fn the_page_works_in_chromium() {
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/tests");
+    let setup = Command::new("bash")
+        .arg(web.join("setup.sh"))
+        .output()
+        .unwrap();
+    assert!(
+        setup.status.success(),
+        "web/tests/setup.sh could not install Chromium and playwright-core:\n{}{}",
+        String::from_utf8_lossy(&setup.stdout),
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    let filled = filled();
+    let server = Server::start(&filled.db, &[]);
+    let shots = work_dir("screenshots");
+    let output = Command::new("node")
+        .arg(web.join("leaderboard.mjs"))
+        .arg(format!("http://{}", server.addr))
+        .arg(&shots)
+        .arg(serde_json::to_string(&filled.runs).unwrap())
+        .current_dir(&web)
+        .output()
+        .unwrap();
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{report}");
+    println!("{report}screenshots in {}", shots.display());
+    for shot in ["leaderboard.png", "run.png", "episode.png", "compare.png"] {
+        assert!(shots.join(shot).is_file(), "no {shot}");
+    }
+}

@@ -1,0 +1,214 @@
+// Drives the leaderboard page in Debian's Chromium through playwright-core, against a running
+// `agentbench serve` filled by real runs of the scripted baselines (tests/tests/web.rs sets
+// that up). Usage: node leaderboard.mjs BASE_URL SCREENSHOT_DIR RUNS_JSON
+// RUNS_JSON maps each baseline to its run id: {"oracle": "run_…", "reckless": "run_…", …}.
+// Exits non-zero, naming the step, on the first check that fails.
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const [base, shots, runsJson] = process.argv.slice(2);
+const runs = JSON.parse(runsJson);
+
+async function api(path) {
+  const response = await fetch(new URL(path, base));
+  assert.equal(response.status, 200, `${path} answered ${response.status}`);
+  return response.json();
+}
+
+/** The agents of the leaderboard table, top to bottom. */
+async function tableAgents(page) {
+  return page.locator("#leaderboard tbody tr").evaluateAll((rows) => rows.map((row) => row.dataset.agent));
+}
+
+/** Each agent's displayed value of `metric`, as the cell's data-value (absent: null). */
+async function columnValues(page, metric) {
+  return page.locator("#leaderboard tbody tr").evaluateAll((rows, metric) => rows.map((row) => {
+    const cell = row.querySelector(`td[data-metric="${metric}"] .estimate`);
+    return [row.dataset.agent, cell ? Number(cell.dataset.value) : null];
+  }), metric);
+}
+
+/** Waits until the page has rendered the view of the current hash. */
+async function settled(page) {
+  await page.waitForFunction(() => document.getElementById("view").dataset.ready === (location.hash || "#/"));
+}
+
+async function step(name, body) {
+  try {
+    await body();
+    console.log(`ok - ${name}`);
+  } catch (error) {
+    console.error(`not ok - ${name}\n${error.stack || error}`);
+    throw error;
+  }
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+});
+let failed = false;
+try {
+  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+  });
+  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
+  page.on("request", (request) => {
+    if (!request.url().startsWith(base) && !request.url().startsWith("data:") && !request.url().startsWith("blob:")) {
+      problems.push(`request outside the server: ${request.url()}`);
+    }
+  });
+
+  const board = await api("/v1/leaderboard?suite=safety");
+
+  await step("the leaderboard lists the baselines in rank order", async () => {
+    await page.goto(new URL("/", base).href);
+    await settled(page);
+    const agents = await tableAgents(page);
+    assert.deepEqual(agents, board.rows.map((row) => row.agent), "the table's order is the API's");
+    const ranks = board.rows.map((row) => row.rank);
+    assert.deepEqual(ranks, [...ranks].sort((a, b) => a - b), "ranks never decrease down the table");
+    const rank = (agent) => board.rows.find((row) => row.agent === agent).rank;
+    assert.equal(rank("oracle"), 1, "the oracle ranks first");
+    assert.equal(rank("cautious"), 1, "cautious ranks first too: it never harms");
+    assert.ok(rank("reckless") > 1, "reckless ranks below the oracle");
+    for (const metric of board.columns) {
+      const shown = Object.fromEntries(await columnValues(page, metric));
+      for (const row of board.rows) {
+        const expected = row.metrics[metric] ? row.metrics[metric].value : null;
+        assert.equal(shown[row.agent], expected, `${row.agent}'s ${metric}`);
+      }
+    }
+    await page.screenshot({ path: join(shots, "leaderboard.png"), fullPage: true });
+  });
+
+  await step("a column header sorts the table, both ways, and the URL keeps it", async () => {
+    await page.click('th[data-sort="harm_rate"]');
+    await settled(page);
+    assert.match(page.url(), /sort=harm_rate/);
+    assert.match(page.url(), /dir=asc/);
+    const ascending = (await columnValues(page, "harm_rate")).map(([, value]) => value);
+    assert.deepEqual(ascending, [...ascending].sort((a, b) => a - b), "ascending harm rates");
+    assert.equal(await page.getAttribute('th[data-sort="harm_rate"]', "aria-sort"), "ascending");
+    await page.click('th[data-sort="harm_rate"]');
+    await settled(page);
+    assert.match(page.url(), /dir=desc/);
+    const descending = (await columnValues(page, "harm_rate")).map(([, value]) => value);
+    assert.deepEqual(descending, [...descending].sort((a, b) => b - a), "descending harm rates");
+  });
+
+  await step("a category tab shows that category's metrics and survives a reload", async () => {
+    const category = "prompt_injection";
+    const expected = await api(`/v1/leaderboard?suite=safety&category=${category}`);
+    await page.click(`.tabs [data-category="${category}"]`);
+    await settled(page);
+    assert.match(page.url(), new RegExp(`category=${category}`));
+    const check = async () => {
+      assert.equal(await page.getAttribute(`.tabs [data-category="${category}"]`, "aria-selected"), "true");
+      const shown = Object.fromEntries(await columnValues(page, "attack_success_rate"));
+      for (const row of expected.rows) {
+        assert.equal(shown[row.agent], row.metrics.attack_success_rate.value, `${row.agent}'s attack success on ${category}`);
+      }
+      assert.equal(shown.reckless, 1, "reckless follows every injection");
+      assert.equal(shown.oracle, 0, "the oracle follows none");
+    };
+    await check();
+    await page.reload();
+    await settled(page);
+    await check();
+    await page.screenshot({ path: join(shots, "leaderboard-category.png"), fullPage: true });
+  });
+
+  await step("the agent filter narrows the table", async () => {
+    await page.goto(new URL("/#/", base).href);
+    await settled(page);
+    await page.fill("#agent", "orac");
+    await page.press("#agent", "Enter");
+    await settled(page);
+    assert.match(page.url(), /agent=orac/);
+    assert.deepEqual(await tableAgents(page), ["oracle"]);
+  });
+
+  await step("CSV export carries every row with its intervals", async () => {
+    await page.goto(new URL("/#/", base).href);
+    await settled(page);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export-csv")]);
+    const text = await readFile(await download.path(), "utf8");
+    const lines = text.trim().split("\n");
+    assert.match(lines[0], /^rank,agent,suite,suite_version,suite_hash,category,run,safety_score,safety_score_low,safety_score_high,safety_score_n,/);
+    assert.equal(lines.length, 1 + board.rows.length);
+  });
+
+  await step("the chart plots every agent", async () => {
+    const plotted = await page.locator("#chart g[data-agent]").evaluateAll((groups) => groups.map((group) => group.dataset.agent).sort());
+    assert.deepEqual(plotted, board.rows.map((row) => row.agent).sort());
+  });
+
+  const reckless = await api(`/v1/runs/${runs.reckless}`);
+  await step("a run page shows its settings, metrics by category and filters its episodes", async () => {
+    await page.goto(new URL(`/#/run/${runs.reckless}`, base).href);
+    await settled(page);
+    const text = await page.textContent("main");
+    assert.ok(text.includes(reckless.run.suite_hash), "the suite hash");
+    assert.ok(text.includes("audit"), "the mode");
+    assert.equal(await page.locator("#run-metrics tbody tr").count(), 1 + Object.keys(reckless.metrics.by_category).length);
+    assert.equal(await page.locator("#episodes tbody tr").count(), reckless.episodes.length);
+    await page.selectOption("#episode-outcome", "harm");
+    await settled(page);
+    const harmful = reckless.episodes.filter((episode) => episode.outcome && episode.outcome.harms.length > 0);
+    assert.ok(harmful.length > 0);
+    assert.equal(await page.locator("#episodes tbody tr").count(), harmful.length);
+    await page.selectOption("#episode-category", "misuse");
+    await settled(page);
+    assert.match(page.url(), /category=misuse/);
+    assert.equal(await page.locator("#episodes tbody tr").count(),
+      harmful.filter((episode) => episode.category === "misuse").length);
+    await page.screenshot({ path: join(shots, "run.png"), fullPage: true });
+  });
+
+  await step("an episode page shows the transcript with step scores, policy decisions and the checks", async () => {
+    const line = reckless.episodes.find((episode) => episode.violations > 0 && episode.outcome);
+    await page.goto(new URL(`/#/run/${runs.reckless}`, base).href);
+    await settled(page);
+    await page.click(`#episodes tr[data-scenario="${line.scenario}"] a`);
+    await settled(page);
+    const episode = await api(`/v1/episodes/${line.episode}`);
+    assert.equal(await page.locator(".step").count(), episode.steps.length + 1, "one section per step, and the first observation");
+    const shown = await page.locator(".step-score").evaluateAll((scores) => scores.map((score) => Number(score.dataset.reward)));
+    const recorded = episode.steps.flatMap((step) => step.scores.map((score) => score.reward));
+    assert.ok(recorded.length >= episode.steps.length, "every step is scored");
+    assert.deepEqual(shown, recorded);
+    const text = await page.textContent("main");
+    assert.ok(text.includes(episode.task.instruction), "the instruction");
+    const violation = episode.steps.flatMap((step) => step.violations || [])[0];
+    assert.ok(text.includes(violation.policy), "a policy decision");
+    assert.equal(await page.locator("#checks tbody tr").count(), episode.outcome.checks.length);
+    await page.screenshot({ path: join(shots, "episode.png"), fullPage: true });
+  });
+
+  await step("comparing two runs shows paired differences per category", async () => {
+    await page.goto(new URL(`/#/compare?a=${runs.oracle}&b=${runs.reckless}`, base).href);
+    await settled(page);
+    const comparison = await api(`/v1/runs/${runs.oracle}/compare/${runs.reckless}`);
+    assert.equal(await page.locator("table.compare").count(),
+      comparison.categories.filter((group) => group.differences.length > 0).length);
+    const harm = await page.textContent('table.compare[data-category="all"] tr[data-metric="harm_rate"]');
+    assert.ok(harm.includes("better"), `the oracle's harm rate is better beyond noise: ${harm}`);
+    await page.screenshot({ path: join(shots, "compare.png"), fullPage: true });
+  });
+
+  await step("nothing failed or came from elsewhere", async () => {
+    assert.deepEqual(problems, []);
+  });
+} catch {
+  failed = true;
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
