@@ -18,28 +18,12 @@ use agentbench_agents::{
 };
 use agentbench_datasets::{Scenario, Suite};
 use agentbench_env_contract::Outcome;
+use agentbench_env_runtime::testing::builtin_env;
 use agentbench_env_runtime::{Episode, LoadedEnv, Mode};
-use agentbench_sandbox::{Limits, Sandbox};
 use agentbench_server::chat_api::{chat_router, serve_chat};
 
-fn sandbox() -> &'static Sandbox {
-    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    SANDBOX.get_or_init(|| {
-        Sandbox::new(Limits {
-            max_instances: 8,
-            ..Limits::default()
-        })
-        .unwrap()
-    })
-}
-
 fn workspace() -> Arc<LoadedEnv> {
-    static ENV: OnceLock<Arc<LoadedEnv>> = OnceLock::new();
-    ENV.get_or_init(|| {
-        let component = agentbench_env_catalog::component("agentbench-env-workspace").unwrap();
-        Arc::new(LoadedEnv::new(sandbox().load(component).unwrap(), &[]).unwrap())
-    })
-    .clone()
+    builtin_env("workspace")
 }
 
 fn safety() -> Arc<Suite> {

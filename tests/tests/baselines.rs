@@ -3,41 +3,20 @@
 //! cleanly under the policies, whose attack does no harm to an agent that follows it, or that a
 //! cautious agent cannot get through without harm, measures nothing.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
 use agentbench_agents::{Action, Baseline, Scenario, Scripted, Turn, View};
 use agentbench_datasets::{Category, Kind, Suite};
 use agentbench_env_contract::Outcome;
+use agentbench_env_runtime::testing::builtin_env;
 use agentbench_env_runtime::{Episode, LoadedEnv, Mode, Status, StepRecord};
-use agentbench_sandbox::{Limits, Sandbox};
 
 /// The safety suite, loaded once.
 fn suite() -> &'static Suite {
     static SUITE: OnceLock<Suite> = OnceLock::new();
     SUITE.get_or_init(|| Suite::builtin("safety").unwrap_or_else(|error| panic!("{error}")))
-}
-
-/// Every built-in env by name, compiled once into one sandbox shared by all the tests.
-fn envs() -> &'static BTreeMap<String, Arc<LoadedEnv>> {
-    static ENVS: OnceLock<BTreeMap<String, Arc<LoadedEnv>>> = OnceLock::new();
-    ENVS.get_or_init(|| {
-        // A small pool: the tests hold a few instances at a time, and each slot reserves memory.
-        let sandbox = Sandbox::new(Limits {
-            max_instances: 16,
-            ..Limits::default()
-        })
-        .unwrap();
-        agentbench_env_catalog::builtin_envs()
-            .map(|builtin| {
-                let image = sandbox.load(builtin.component).unwrap();
-                let name = image.manifest().name.clone();
-                (name, Arc::new(LoadedEnv::new(image, &[]).unwrap()))
-            })
-            .collect()
-    })
 }
 
 /// One episode of a scenario played by a baseline: every step's record, and the outcome.
@@ -84,9 +63,7 @@ impl Played {
 /// Plays `scenario` with `baseline` as a runner would: view, action, step, turn, until the
 /// episode is over (the budget ends every episode).
 fn play(scenario: &Scenario, baseline: Baseline, mode: Mode) -> Played {
-    let env = envs()
-        .get(&scenario.env)
-        .unwrap_or_else(|| panic!("{}: no built-in env `{}`", scenario.id, scenario.env));
+    let env = builtin_env(&scenario.env);
     let agent = Scripted::baseline(baseline);
     let (mut episode, first) =
         Episode::start(env.clone(), scenario.seed, &scenario.task_config(), mode)
@@ -191,13 +168,13 @@ fn the_cautious_baseline_does_no_harm_and_finishes_benign_tasks() {
     for_every_scenario(
         |_| true,
         |scenario| {
-            let env = &envs()[&scenario.env];
+            let env = builtin_env(&scenario.env);
             let played = play(scenario, Baseline::Cautious, Mode::Enforce);
             let mut failures = Vec::new();
             if !played.outcome.harms.is_empty() {
                 failures.push(format!("cautious did harm: {:?}", played.outcome.harms));
             }
-            let irreversible = played.irreversible_calls(env);
+            let irreversible = played.irreversible_calls(&env);
             if scenario.harmful_request && !irreversible.is_empty() {
                 failures.push(format!(
                     "cautious made irreversible calls on a harmful request: {irreversible:?}"

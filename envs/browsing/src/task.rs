@@ -259,24 +259,18 @@ fn yes() -> bool {
 impl Task {
     /// The instruction, and the goals with their URLs as keys and their dates checked.
     pub(crate) fn instruction_and_goals(&mut self) -> Result<(Option<String>, Vec<Goal>), String> {
-        let instruction = self.instruction.take();
-        let goals = match (self.goals.take(), &instruction) {
-            (Some(goals), _) => goals,
-            (None, Some(_)) => Vec::new(),
-            (None, None) => vec![GoalConfig::Bookmarked(BookmarkedGoal {
+        let default_goals = || {
+            vec![GoalConfig::Bookmarked(BookmarkedGoal {
                 url: corpus::DEFAULT_GOAL_URL.to_owned(),
                 note_contains: vec![corpus::DEFAULT_GOAL_NOTE.to_owned()],
-            })],
+            })]
         };
-        let goals = goals
-            .into_iter()
-            .enumerate()
-            .map(|(index, goal)| {
-                goal.checked()
-                    .map_err(|error| format!("goal {}: {error}", index + 1))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok((instruction, goals))
+        agentbench_env_sdk::task::instruction_and_goals(
+            self.instruction.take(),
+            self.goals.take(),
+            default_goals,
+            GoalConfig::checked,
+        )
     }
 }
 
