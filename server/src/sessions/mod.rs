@@ -19,12 +19,12 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::OwnedMutexGuard;
 
-use agentbench_env_runtime::{Episode, LoadedEnv, RuntimeError};
+use agentbench_env_runtime::{Episode, LoadedEnv, RuntimeError, Stepped};
 use agentbench_scorers::{StepScorer, score_step};
 
 use crate::ServeSettings;
 use crate::ids::EpisodeId;
-use crate::requests::{CreateEpisode, StepRequest};
+use crate::requests::{AgentNote, CreateEpisode, StepRequest};
 use crate::store::{EpisodeRow, EpisodeState, StepRow, Store, StoreError};
 pub use pool::RestoreError;
 use pool::{EpisodeHandle, Live, OpenEpisode, Pool};
@@ -192,44 +192,64 @@ impl Sessions {
         id: EpisodeId,
         request: StepRequest,
     ) -> Result<String, SessionError> {
-        let Some(handle) = self.pool.get(id.as_str()) else {
+        let request_id = request.request_id.as_deref();
+        let Some(guard) = self.lock_for_step(&id, request_id).await? else {
             return self.answer_from_store(&id, request.request_id).await;
         };
-        // Holding the episode's lock for the whole step, its recording included, serialises
-        // concurrent steps on it.
-        let guard = handle.clone().lock_owned().await;
-        if guard.closed {
-            drop(guard);
-            return self.answer_from_store(&id, request.request_id).await;
-        }
-        let mut guard = self.make_hot(&handle, guard).await?;
-        guard.touch();
-        if let Some(request_id) = &request.request_id
-            && guard.request_ids.contains_key(request_id)
-        {
-            return self.answer_from_store(&id, request.request_id).await;
-        }
         let (action, tokens) = (request.action, request.tokens);
         // `in_sandbox` marks the episode ahead of its record: until the step is counted, any
         // way out (an error, a panic, the env failing past the point a step records its
         // failure) leaves it to be replayed from its record by the next request.
-        let (mut guard, stepped) =
+        let (guard, stepped) =
             in_sandbox(guard, move |episode| episode.step(action, tokens)).await?;
         let mut stepped = stepped?;
         stepped.record.scores = score_step(&self.scorers, guard.env.manifest(), &stepped);
+        self.record_step(guard, stepped, request.request_id, request.agent)
+            .await
+    }
+
+    /// The episode locked and hot for a step, or `None` when the step is to be answered from
+    /// the record: the episode is not open here, or the request id was seen. Holding the
+    /// episode's lock for the whole step, its recording included, serialises concurrent steps
+    /// on it.
+    async fn lock_for_step(
+        self: &Arc<Self>,
+        id: &EpisodeId,
+        request_id: Option<&str>,
+    ) -> Result<Option<Locked>, SessionError> {
+        let Some(handle) = self.pool.get(id.as_str()) else {
+            return Ok(None);
+        };
+        let guard = handle.clone().lock_owned().await;
+        if guard.closed {
+            return Ok(None);
+        }
+        let mut guard = self.make_hot(&handle, guard).await?;
+        guard.touch();
+        let seen = request_id.is_some_and(|request_id| guard.request_ids.contains_key(request_id));
+        Ok((!seen).then_some(guard))
+    }
+
+    /// Records what a step did and counts it; returns the answer's JSON text. Serialised once:
+    /// the observation and events stay the guest's own text, and the answer is the stored text
+    /// with the request id and the outcome added, as `stored_step` shows it.
+    async fn record_step(
+        &self,
+        mut guard: Locked,
+        stepped: Stepped,
+        request_id: Option<String>,
+        agent: Option<AgentNote>,
+    ) -> Result<String, SessionError> {
         let (index, over) = (stepped.record.index, stepped.ended());
         let outcome = stepped.outcome.map(|outcome| json!(outcome));
-        // Serialised once: the observation and events stay the guest's own text, and the
-        // answer is the stored text with the request id and the outcome added, as
-        // `stored_step` shows it.
         let record = serde_json::to_string(&RecordedStep {
             record: stepped.record,
             action_mask: stepped.next_mask,
-            agent: request.agent,
+            agent,
         })
         .map_err(SessionError::internal)?;
         let mut extra = Vec::new();
-        if let Some(request_id) = &request.request_id {
+        if let Some(request_id) = &request_id {
             extra.push(("request_id", json!(request_id)));
         }
         if over {
@@ -238,14 +258,14 @@ impl Sessions {
         let answer = with_fields(&record, &extra);
         let step = StepRow {
             index,
-            request_id: request.request_id.clone(),
+            request_id: request_id.clone(),
             record,
         };
         let end = over.then(|| (EpisodeState::Over, outcome.map(|o| o.to_string())));
-        self.store.append_step(&id, step, end).await?;
         let open = &mut *guard;
+        self.store.append_step(&open.id, step, end).await?;
         open.n_steps = index + 1;
-        if let Some(request_id) = request.request_id {
+        if let Some(request_id) = request_id {
             open.request_ids.insert(request_id, index);
         }
         open.ahead_of_record = false;
