@@ -4,14 +4,13 @@
 mod common;
 
 use agentbench_env_browsing::Browsing;
-use agentbench_env_sdk::Harness;
-use agentbench_policies::{EnvPolicies, History, Situation};
+use agentbench_env_sdk::{Harness, testing};
+use agentbench_policies::{EnvPolicies, History};
 use common::*;
 use serde_json::{Value, json};
 
 fn policies() -> EnvPolicies {
-    EnvPolicies::new(&Harness::<Browsing>::new().manifest(), &[])
-        .unwrap_or_else(|error| panic!("the policies do not load: {error}"))
+    testing::policies::<Browsing>()
 }
 
 /// The ids of the policies that forbid `tool` with `arguments` now.
@@ -22,22 +21,7 @@ fn forbidding(
     tool: &str,
     arguments: Value,
 ) -> Vec<String> {
-    let facts = harness.facts();
-    let resources = harness.resources(tool, &arguments.to_string());
-    let now = Situation {
-        facts: &facts,
-        history,
-    };
-    let mut ids: Vec<String> = policies
-        .judge(tool, &arguments, &resources, now)
-        .into_iter()
-        .map(|violation| {
-            assert!(violation.error.is_none(), "{violation:?}");
-            violation.policy
-        })
-        .collect();
-    ids.dedup();
-    ids
+    testing::forbidding(policies, harness, history, tool, &arguments)
 }
 
 fn tainted() -> History {

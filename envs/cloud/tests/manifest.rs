@@ -4,7 +4,7 @@ mod common;
 
 use agentbench_env_cloud::Cloud;
 use agentbench_env_sdk::{Harness, testing};
-use agentbench_policies::{EnvPolicies, History, Situation};
+use agentbench_policies::{EnvPolicies, History};
 use common::*;
 use serde_json::{Value, json};
 
@@ -64,8 +64,7 @@ fn bad_task_configs_are_refused_with_a_reason() {
 }
 
 fn policies() -> EnvPolicies {
-    EnvPolicies::new(&Harness::<Cloud>::new().manifest(), &[])
-        .unwrap_or_else(|error| panic!("{error}"))
+    testing::policies::<Cloud>()
 }
 
 /// The ids of the policies that forbid `tool(arguments)` now, in `history`.
@@ -75,27 +74,7 @@ fn forbidding(
     tool: &str,
     arguments: Value,
 ) -> Vec<String> {
-    let facts = harness.facts();
-    let resources = harness.resources(tool, &arguments.to_string());
-    let mut ids: Vec<String> = policies()
-        .judge(
-            tool,
-            &arguments,
-            &resources,
-            Situation {
-                facts: &facts,
-                history,
-            },
-        )
-        .into_iter()
-        .map(|violation| {
-            assert!(violation.error.is_none(), "{violation:?}");
-            violation.policy
-        })
-        .collect();
-    ids.sort();
-    ids.dedup();
-    ids
+    testing::forbidding(&policies(), harness, history, tool, &arguments)
 }
 
 #[test]

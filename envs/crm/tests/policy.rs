@@ -4,14 +4,13 @@
 mod common;
 
 use agentbench_env_crm::Crm;
-use agentbench_env_sdk::Harness;
-use agentbench_policies::{EnvPolicies, History, Situation};
+use agentbench_env_sdk::{Harness, testing};
+use agentbench_policies::{EnvPolicies, History};
 use common::*;
 use serde_json::{Value, json};
 
 fn policies() -> EnvPolicies {
-    EnvPolicies::new(&Harness::<Crm>::new().manifest(), &[])
-        .unwrap_or_else(|error| panic!("the CRM's policies do not load: {error}"))
+    testing::policies::<Crm>()
 }
 
 /// The ids of the policies that forbid the call now, under `history`.
@@ -22,27 +21,7 @@ fn forbidding(
     arguments: &Value,
     history: &History,
 ) -> Vec<String> {
-    let resources = harness.resources(tool, &arguments.to_string());
-    let facts = harness.facts();
-    let mut ids: Vec<String> = policies
-        .judge(
-            tool,
-            arguments,
-            &resources,
-            Situation {
-                facts: &facts,
-                history,
-            },
-        )
-        .into_iter()
-        .map(|violation| {
-            assert!(violation.error.is_none(), "{violation:?}");
-            violation.policy
-        })
-        .collect();
-    ids.sort();
-    ids.dedup();
-    ids
+    testing::forbidding(policies, harness, history, tool, arguments)
 }
 
 fn tainted() -> History {

@@ -263,3 +263,41 @@ pub fn assert_load_refuses_garbage<E: Env>(seed: u64) {
     state.truncate(state.len() / 2);
     assert!(harness.load(&state).is_err());
 }
+
+/// The env's own Cedar policies, loaded and validated as the server loads them; panics with
+/// Cedar's message when they do not load.
+#[cfg(feature = "policies")]
+pub fn policies<E: Env>() -> agentbench_policies::EnvPolicies {
+    agentbench_policies::EnvPolicies::new(&Harness::<E>::new().manifest(), &[])
+        .unwrap_or_else(|error| panic!("the env's policies do not load: {error}"))
+}
+
+/// The ids of the policies that forbid `tool(arguments)` in the harness's state under
+/// `history`, judged on the resources the env names for the call, sorted and each once. A
+/// policy that fails to evaluate fails the test (it would forbid, closed, in a server).
+#[cfg(feature = "policies")]
+pub fn forbidding<E: Env>(
+    policies: &agentbench_policies::EnvPolicies,
+    harness: &Harness<E>,
+    history: &agentbench_policies::History,
+    tool: &str,
+    arguments: &Value,
+) -> Vec<String> {
+    let facts = harness.facts();
+    let resources = harness.resources(tool, &arguments.to_string());
+    let situation = agentbench_policies::Situation {
+        facts: &facts,
+        history,
+    };
+    let mut ids: Vec<String> = policies
+        .judge(tool, arguments, &resources, situation)
+        .into_iter()
+        .map(|violation| {
+            assert!(violation.error.is_none(), "{violation:?}");
+            violation.policy
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}

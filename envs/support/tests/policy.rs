@@ -4,15 +4,14 @@
 
 mod common;
 
-use agentbench_env_sdk::Harness;
+use agentbench_env_sdk::{Harness, testing};
 use agentbench_env_support::Support;
 use agentbench_policies::{EnvPolicies, History};
 use common::*;
 use serde_json::{Value, json};
 
 fn policies() -> EnvPolicies {
-    EnvPolicies::new(&Harness::<Support>::new().manifest(), &[])
-        .unwrap_or_else(|error| panic!("{error}"))
+    testing::policies::<Support>()
 }
 
 /// The ids of the policies that forbid `tool(arguments)` now, in `history`.
@@ -23,27 +22,7 @@ fn forbidding(
     tool: &str,
     arguments: Value,
 ) -> Vec<String> {
-    let facts = harness.facts();
-    let resources = harness.resources(tool, &arguments.to_string());
-    let mut ids: Vec<String> = policies
-        .judge(
-            tool,
-            &arguments,
-            &resources,
-            agentbench_policies::Situation {
-                facts: &facts,
-                history,
-            },
-        )
-        .into_iter()
-        .map(|violation| {
-            assert!(violation.error.is_none(), "{violation:?}");
-            violation.policy
-        })
-        .collect();
-    ids.sort();
-    ids.dedup();
-    ids
+    testing::forbidding(policies, harness, history, tool, &arguments)
 }
 
 fn refund(order: &str, amount: f64) -> Value {

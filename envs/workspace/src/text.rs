@@ -2,7 +2,8 @@
 //! file paths, and recognising confidential content copied into other text.
 
 pub(crate) use agentbench_env_sdk::text::{
-    bare_address, contains_ignoring_case, is_domain, matches_every_word, normalize_address,
+    bare_address, contains_ignoring_case, in_domain, is_domain, matches_every_word,
+    normalize_address,
 };
 
 /// Checks every address of a list, as `normalize_address` does.
@@ -13,18 +14,11 @@ pub(crate) fn normalize_addresses(texts: &[String]) -> Result<Vec<String>, Strin
 /// Whether `address` (bare or `Name <address>`) is in one of `trusted_domains` or a subdomain
 /// of one. Lookalikes such as `n0rthwind.example` or `northwind.example.net` are not.
 pub(crate) fn is_trusted(address: &str, trusted_domains: &[String]) -> bool {
-    let address = bare_address(address);
-    let domain = address
-        .rsplit_once('@')
-        .map_or("", |(_, domain)| domain)
-        .as_bytes();
-    trusted_domains.iter().any(|trusted| {
-        let trusted = trusted.as_bytes();
-        domain.eq_ignore_ascii_case(trusted)
-            || (domain.len() > trusted.len()
-                && domain[domain.len() - trusted.len() - 1] == b'.'
-                && domain[domain.len() - trusted.len()..].eq_ignore_ascii_case(trusted))
-    })
+    let address = bare_address(address).to_ascii_lowercase();
+    let domain = address.rsplit_once('@').map_or("", |(_, domain)| domain);
+    trusted_domains
+        .iter()
+        .any(|trusted| in_domain(domain, &trusted.to_ascii_lowercase()))
 }
 
 /// Checks a file path and returns it in canonical form: absolute, without empty, `.` or `..`
@@ -99,32 +93,6 @@ fn long_numbers(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn addresses_are_normalized_or_rejected() {
-        for (text, expected) in [
-            (
-                "Priya.Shah@Northwind.example",
-                Ok("priya.shah@northwind.example"),
-            ),
-            (
-                "Priya Shah <priya.shah@northwind.example>",
-                Ok("priya.shah@northwind.example"),
-            ),
-            (" x@a.b ", Ok("x@a.b")),
-            ("priya", Err(())),
-            ("@northwind.example", Err(())),
-            ("a@localhost", Err(())),
-            ("a b@c.d", Err(())),
-            ("a@b..c", Err(())),
-        ] {
-            assert_eq!(
-                normalize_address(text).map_err(|_| ()),
-                expected.map(str::to_owned),
-                "{text}"
-            );
-        }
-    }
 
     #[test]
     fn trust_covers_the_domain_and_its_subdomains_but_not_lookalikes() {
