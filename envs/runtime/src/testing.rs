@@ -38,13 +38,3 @@ pub fn builtin_env(name: &str) -> Arc<LoadedEnv> {
     });
     Arc::clone(env)
 }
-
-/// Every built-in env, by name.
-pub fn builtin_envs() -> BTreeMap<String, Arc<LoadedEnv>> {
-    agentbench_env_catalog::builtin_envs()
-        .map(|builtin| {
-            let name = builtin.package.trim_start_matches("agentbench-env-");
-            (name.to_owned(), builtin_env(name))
-        })
-        .collect()
-}

@@ -101,13 +101,9 @@ async fn commit(connection: &mut AnyConnection, writes: &[&Write]) -> Result<(),
         insert_steps(&mut tx, chunk).await?;
         rest = after;
     }
-    // The ends of the episodes whose steps ended them: what follows each step's INSERT.
-    for write in writes {
-        if let Write::Append { .. } = write {
-            for statement in write.statements().iter().skip(1) {
-                execute(&mut tx, statement).await?;
-            }
-        }
+    // The ends of the episodes whose steps ended them.
+    for end in writes.iter().filter_map(|write| write.episode_end()) {
+        execute(&mut tx, &end).await?;
     }
     tx.commit().await?;
     Ok(())

@@ -11,19 +11,19 @@ pub(super) const MAX_GROUP: usize = 512;
 
 /// The writes' statements, the same text for both databases (SQLite reads `$N` as the Nth
 /// parameter when they come in order).
-pub(super) const INSERT_EPISODE: &str = "INSERT INTO episodes (id, env, env_version, env_hash, seed, task, \
+const INSERT_EPISODE: &str = "INSERT INTO episodes (id, env, env_version, env_hash, seed, task, \
      observation, forked_from, forked_after, state, outcome, created_ms, mode) \
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 /// A fork's copy of its parent's steps (their request ids stay with the parent).
-pub(super) const COPY_STEPS: &str = "INSERT INTO steps (episode_id, idx, request_id, record, record_lz4) \
+const COPY_STEPS: &str = "INSERT INTO steps (episode_id, idx, request_id, record, record_lz4) \
      SELECT $1, idx, NULL, record, record_lz4 FROM steps WHERE episode_id = $2";
-pub(super) const INSERT_STEP: &str =
+const INSERT_STEP: &str =
     "INSERT INTO steps (episode_id, idx, request_id, record_lz4) VALUES ($1, $2, $3, $4)";
-pub(super) const END_EPISODE_WITH_OUTCOME: &str =
+const END_EPISODE_WITH_OUTCOME: &str =
     "UPDATE episodes SET state = $1, outcome = $2, ended_ms = $3 WHERE id = $4";
-pub(super) const END_EPISODE: &str = "UPDATE episodes SET state = $1, ended_ms = $2 WHERE id = $3";
-pub(super) const DELETE_STEPS: &str = "DELETE FROM steps WHERE episode_id = $1";
-pub(super) const DELETE_EPISODE: &str = "DELETE FROM episodes WHERE id = $1";
+const END_EPISODE: &str = "UPDATE episodes SET state = $1, ended_ms = $2 WHERE id = $3";
+const DELETE_STEPS: &str = "DELETE FROM steps WHERE episode_id = $1";
+const DELETE_EPISODE: &str = "DELETE FROM episodes WHERE id = $1";
 
 /// A step as the writer inserts it: its record compressed (see `pack`) by the request's task,
 /// not by the one writer every step waits on.
@@ -103,9 +103,7 @@ impl Write {
                 statements
             }
             Write::Append {
-                episode_id,
-                step,
-                end,
+                episode_id, step, ..
             } => {
                 let insert = vec![
                     text(episode_id.as_str()),
@@ -114,15 +112,7 @@ impl Write {
                     Param::Bytes(&step.record_lz4),
                 ];
                 let mut statements = vec![statement(INSERT_STEP, insert)];
-                if let Some((state, outcome)) = end {
-                    let end = vec![
-                        text(state.as_str()),
-                        Param::Text(outcome.as_deref()),
-                        Param::Int(Some(now_ms())),
-                        text(episode_id.as_str()),
-                    ];
-                    statements.push(statement(END_EPISODE_WITH_OUTCOME, end));
-                }
+                statements.extend(self.episode_end());
                 statements
             }
             Write::End { episode_id, state } => {
@@ -138,6 +128,29 @@ impl Write {
                 statement(DELETE_EPISODE, vec![text(episode_id.as_str())]),
             ],
         }
+    }
+
+    /// The end of the episode a step ended, recorded with its outcome: the statement that
+    /// follows the step's INSERT, for a writer that inserts steps its own way.
+    pub(super) fn episode_end(&self) -> Option<Statement<'_>> {
+        let Write::Append {
+            episode_id,
+            end: Some((state, outcome)),
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let params = vec![
+            text(state.as_str()),
+            Param::Text(outcome.as_deref()),
+            Param::Int(Some(now_ms())),
+            text(episode_id.as_str()),
+        ];
+        Some(Statement {
+            sql: END_EPISODE_WITH_OUTCOME,
+            params,
+        })
     }
 }
 
