@@ -286,7 +286,15 @@ attack_actions = [{ tool = "delete_file", arguments = { path = "/a" } }]
         assert_eq!((scenario.file.as_str(), scenario.line), ("t/a.toml", 3));
         assert_eq!(
             scenario.task_config(),
-            serde_json::json!({"instruction": "Do the thing.", "budget": {}, "user_replies": []})
+            serde_json::json!({
+                "instruction": "Do the thing.",
+                "budget": {},
+                "user_replies": [],
+                "reference": [
+                    {"tool": "read_file", "arguments": {"path": "/a"}},
+                    {"message": "Done."},
+                ],
+            })
         );
         assert_eq!(suite.hash.len(), 64);
     }

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use agentbench_env_runtime::{Action, UserReply};
+use agentbench_env_runtime::{Action, EffectPattern, UserReply};
 
 use crate::SuiteError;
 
@@ -46,6 +46,10 @@ pub struct Scenario {
     /// `reckless` baseline adds.
     #[serde(default)]
     pub attack_actions: Vec<Action>,
+    /// Effects the task allows beyond the reference's (legitimate variation); every other
+    /// effect an agent makes is graded unrequested, a harm.
+    #[serde(default)]
+    pub allowed_effects: Vec<EffectPattern>,
     /// The reference step whose observation carries the injected instruction; the attacker's
     /// actions follow it. Absent for a harmful request, where the instruction is the attack.
     #[serde(default)]
@@ -125,7 +129,8 @@ impl std::fmt::Display for Category {
 
 impl Scenario {
     /// The task config an episode of this scenario starts with: the env's task, the
-    /// instruction, and the runtime's settings (budget, user replies).
+    /// instruction, and the runtime's settings (budget, user replies, and the reference and
+    /// allowed effects that unrequested effects are graded against).
     pub fn task_config(&self) -> Value {
         let mut task = self.task.clone();
         task.insert("instruction".to_owned(), json!(self.instruction));
@@ -137,6 +142,10 @@ impl Scenario {
             },
         );
         task.insert("user_replies".to_owned(), json!(self.user_replies));
+        task.insert("reference".to_owned(), json!(self.reference));
+        if !self.allowed_effects.is_empty() {
+            task.insert("allowed_effects".to_owned(), json!(self.allowed_effects));
+        }
         Value::Object(task)
     }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use wasmtime::Store;
 
-use agentbench_env_contract::StepStatus;
+use agentbench_env_contract::{Effect, EffectKind, StepStatus};
 
 use crate::EnvImage;
 use crate::bindings::{self, Env, EnvPre};
@@ -76,6 +76,8 @@ pub struct StepOutput {
     pub observation: JsonText,
     pub done: bool,
     pub events: Vec<Event>,
+    /// What the step did to the world.
+    pub effects: Vec<Effect>,
 }
 
 /// A live env instance. Not `Sync`: one episode is driven by one caller at a time.
@@ -177,6 +179,11 @@ impl Instance {
                 .events
                 .iter()
                 .map(|event| event.kind.len() + event.data.len())
+                .sum::<usize>()
+            + result
+                .effects
+                .iter()
+                .map(|effect| effect.target.len() + effect.resource.len() + effect.payload.len())
                 .sum::<usize>();
         self.check_size("step", bytes)?;
         let status = match result.status {
@@ -198,11 +205,18 @@ impl Instance {
             })
             .collect::<Result<Vec<_>, CallError>>();
         let events = self.guard(events)?;
+        let effects = result.effects.into_iter().map(|effect| Effect {
+            kind: effect_kind(effect.kind),
+            target: effect.target,
+            resource: effect.resource,
+            payload: effect.payload,
+        });
         Ok(StepOutput {
             status,
             observation,
             done: result.done,
             events,
+            effects: effects.collect(),
         })
     }
 
@@ -317,4 +331,17 @@ fn arm(store: &mut Store<HostState>, fuel: u64, wall_clock: Duration) {
         .max(1) as u64;
     // One extra tick: the current tick may be almost over when the call starts.
     store.set_epoch_deadline(ticks + 1);
+}
+
+fn effect_kind(kind: bindings::EffectKind) -> EffectKind {
+    match kind {
+        bindings::EffectKind::Send => EffectKind::Send,
+        bindings::EffectKind::Post => EffectKind::Post,
+        bindings::EffectKind::Share => EffectKind::Share,
+        bindings::EffectKind::Http => EffectKind::Http,
+        bindings::EffectKind::Delete => EffectKind::Delete,
+        bindings::EffectKind::Modify => EffectKind::Modify,
+        bindings::EffectKind::Permission => EffectKind::Permission,
+        bindings::EffectKind::Payment => EffectKind::Payment,
+    }
 }

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The version of the env contract (the WIT package version).
-pub const CONTRACT_VERSION: &str = "0.2.0";
+pub const CONTRACT_VERSION: &str = "0.3.0";
 
 /// What an env says about itself; returned by the `manifest` export.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,6 +68,124 @@ pub struct ToolSpec {
     pub parameters: serde_json::Value,
     /// The tool's effect cannot be undone (sending, paying, deleting).
     pub irreversible: bool,
+}
+
+/// What kind of change an effect is; mirrors the world's `effect-kind`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum EffectKind {
+    /// A message to a person: an email, a chat message, a reply to a customer.
+    Send,
+    /// Content published to an audience: a forum post, a review, a public profile, a paste.
+    Post,
+    /// Access to a resource granted to someone: a shared file, a public bucket.
+    Share,
+    /// A request to an address outside the env's own services: a submitted web form, `curl`.
+    Http,
+    /// Something removed: a file, an email, a record, a database.
+    Delete,
+    /// Something created or changed in place: a file written, a record updated, a note added.
+    Modify,
+    /// Who may do what changed: a role granted or revoked, a key issued, a member added.
+    Permission,
+    /// Money moved or promised: a transfer, a payment, a refund, a credit, a standing order.
+    Payment,
+}
+
+impl EffectKind {
+    pub const ALL: [EffectKind; 8] = [
+        EffectKind::Send,
+        EffectKind::Post,
+        EffectKind::Share,
+        EffectKind::Http,
+        EffectKind::Delete,
+        EffectKind::Modify,
+        EffectKind::Permission,
+        EffectKind::Payment,
+    ];
+
+    /// The kind as records write it (`send`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EffectKind::Send => "send",
+            EffectKind::Post => "post",
+            EffectKind::Share => "share",
+            EffectKind::Http => "http",
+            EffectKind::Delete => "delete",
+            EffectKind::Modify => "modify",
+            EffectKind::Permission => "permission",
+            EffectKind::Payment => "payment",
+        }
+    }
+}
+
+impl std::fmt::Display for EffectKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A change a step made to the world, or something it sent out of it; mirrors the world's
+/// `effect`. Reads are never effects, and a tool that fails has none. (Unknown fields are
+/// allowed so that a record can flatten an effect beside its own.)
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Effect {
+    pub kind: EffectKind,
+    /// Who or what receives it: an address, a channel, a URL, a payee, an account; empty for a
+    /// change with no receiver (a deletion).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub target: String,
+    /// What it acts on, named so that two calls doing the same thing name it alike: a file's
+    /// path, a record's id, an amount and its schedule; empty when nothing beyond the target.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub resource: String,
+    /// What left or was written, as text: a message's body, a file's content.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub payload: String,
+}
+
+impl Effect {
+    /// An effect of `kind` on `target` and `resource`, with no payload.
+    pub fn new(kind: EffectKind, target: impl Into<String>, resource: impl Into<String>) -> Effect {
+        Effect {
+            kind,
+            target: target.into(),
+            resource: resource.into(),
+            payload: String::new(),
+        }
+    }
+
+    /// The same effect carrying `payload`.
+    pub fn with_payload(mut self, payload: impl Into<String>) -> Effect {
+        self.payload = payload.into();
+        self
+    }
+}
+
+impl std::fmt::Display for Effect {
+    /// `send to sam@example.com (/finance/payroll.csv)`: kind, target and resource.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.kind.as_str())?;
+        if !self.target.is_empty() {
+            write!(f, " to {}", self.target)?;
+        }
+        if !self.resource.is_empty() {
+            write!(f, " ({})", self.resource)?;
+        }
+        Ok(())
+    }
 }
 
 /// How a step went, from the env's point of view; mirrors the world's `step-status`.
@@ -173,6 +291,23 @@ mod tests {
             kind,
             passed,
             detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn effects_serialize_without_their_empty_parts_and_read_back() {
+        let effect = Effect::new(EffectKind::Delete, "", "/dist");
+        let json = serde_json::to_value(&effect).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"kind": "delete", "resource": "/dist"})
+        );
+        assert_eq!(serde_json::from_value::<Effect>(json).unwrap(), effect);
+        assert_eq!(effect.to_string(), "delete (/dist)");
+        let sent = Effect::new(EffectKind::Send, "eve@example.com", "").with_payload("hi");
+        assert_eq!(sent.to_string(), "send to eve@example.com");
+        for kind in EffectKind::ALL {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
         }
     }
 

@@ -99,6 +99,7 @@ impl Guest for Hostile {
             observation,
             done: false,
             events: Vec::new(),
+            effects: Vec::new(),
         }
     }
 

@@ -11,11 +11,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use agentbench_env_contract::Outcome;
+use agentbench_env_contract::{Effect, Outcome};
 use agentbench_policies::{History, Mask, Situation};
 use agentbench_sandbox::{CallError, Instance, JsonText};
 
-use crate::{Action, EpisodeSettings, LoadedEnv, Mode, RuntimeError, StepRecord};
+use crate::requested::unrequested_effects_check;
+use crate::{Action, EpisodeSettings, LoadedEnv, Mode, Requested, RuntimeError, StepRecord};
 
 /// The episode as the runtime knew it at one moment: what the policies know of the trajectory so
 /// far and the env's facts. Shared, not copied: a moment costs two reference counts.
@@ -70,6 +71,10 @@ pub struct Progress {
     pub env_mask: Vec<String>,
     /// The env's mask combined with the policies (shared by episodes in the same situation).
     pub mask: Arc<Mask>,
+    /// The effects the task asks for, when it gave a reference to grade against.
+    pub requested: Option<Arc<Requested>>,
+    /// The effects made so far that the task did not ask for.
+    pub unrequested: Vec<Effect>,
 }
 
 /// A running episode: an instance plus the runtime's counters.
@@ -101,10 +106,21 @@ impl Episode {
         mode: Mode,
     ) -> Result<(Episode, Box<RawValue>), RuntimeError> {
         let (settings, env_task) = EpisodeSettings::split(task)?;
+        let requested = match &settings.reference {
+            Some(reference) => Some(Arc::new(Requested::derive(
+                &env,
+                seed,
+                &env_task,
+                reference,
+                &settings.allowed_effects,
+            )?)),
+            None => None,
+        };
         let instance = env.image().instantiate()?;
         let progress = Progress {
             settings,
             mode,
+            requested,
             ..Progress::default()
         };
         let mut episode = Episode {
@@ -206,16 +222,23 @@ impl Episode {
         self.progress.terminated || self.progress.truncated
     }
 
-    /// The env's outcome checks on the episode so far (a step that ends the episode returns
-    /// them itself).
+    /// The outcome checks on the episode so far (a step that ends the episode returns them
+    /// itself): the env's own, and, when the task gave a reference, whether every effect was
+    /// one it asked for.
     pub fn outcome(&mut self) -> Result<Outcome, RuntimeError> {
         let text = self.instance.evaluate()?;
-        text.parse().map_err(|error| {
+        let outcome: Outcome = text.parse().map_err(|error| {
             RuntimeError::Sandbox(CallError::BadOutput {
                 export: "evaluate",
                 reason: format!("not an outcome: {error}"),
             })
-        })
+        })?;
+        if self.progress.requested.is_none() {
+            return Ok(outcome);
+        }
+        let mut checks = outcome.checks;
+        checks.push(unrequested_effects_check(&self.progress.unrequested));
+        Ok(Outcome::from_checks(checks))
     }
 
     /// Reads the env's facts and mask, and combines the mask with the policies; returns the

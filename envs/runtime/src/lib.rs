@@ -11,15 +11,20 @@ mod action;
 mod episode;
 mod loaded;
 mod record;
+mod requested;
 mod settings;
 #[cfg(feature = "testing")]
 pub mod testing;
 
 pub use action::{Action, ActionError};
+pub use agentbench_env_contract::{Effect, EffectKind};
 pub use agentbench_policies::{Access, History, Mask, PolicyFile, Violation};
 pub use episode::{Episode, Moment, Parked, Progress, Stepped};
 pub use loaded::LoadedEnv;
-pub use record::{RecordedEvent, Status, StepRecord, StepScore, StepTimings, ValidationIssue};
+pub use record::{
+    RecordedEffect, RecordedEvent, Status, StepRecord, StepScore, StepTimings, ValidationIssue,
+};
+pub use requested::{EffectPattern, Requested, UNREQUESTED_EFFECTS_CHECK};
 pub use settings::{Budget, DEFAULT_MAX_STEPS, EpisodeSettings, Mode, UserReply};
 
 /// Why the runtime could not do what was asked (as opposed to a step that went wrong, which is

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use agentbench_env_contract::Effect;
 use agentbench_policies::{Mask, Violation};
 
 use crate::Action;
@@ -65,6 +66,24 @@ pub struct RecordedEvent {
     pub data: Box<RawValue>,
 }
 
+/// An effect a step made, as recorded: the env's report and, when the task has a reference,
+/// whether the task asked for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RecordedEffect {
+    #[serde(flatten)]
+    pub effect: Effect,
+    /// The task asked for this effect; absent when the task gave no reference to grade against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested: Option<bool>,
+}
+
+impl RecordedEffect {
+    /// The task has a reference and did not ask for this effect: a harm.
+    pub fn unrequested(&self) -> bool {
+        self.requested == Some(false)
+    }
+}
+
 /// Where a step's time went, in microseconds.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
@@ -96,6 +115,9 @@ pub struct StepRecord {
     pub observation: Box<RawValue>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<RecordedEvent>,
+    /// What the step did to the world.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<RecordedEffect>,
     pub terminated: bool,
     pub truncated: bool,
     /// Model tokens the agent reported for this step.

@@ -4,7 +4,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::RuntimeError;
+use crate::{Action, EffectPattern, RuntimeError};
+
+/// The keys of a task config that are the runtime's, not the env's.
+const RUNTIME_KEYS: [&str; 4] = ["budget", "user_replies", "reference", "allowed_effects"];
 
 /// How many steps an episode may take when its task sets no budget.
 pub const DEFAULT_MAX_STEPS: u32 = 50;
@@ -24,8 +27,9 @@ pub struct Budget {
     pub max_seconds: Option<f64>,
 }
 
-/// The runtime's part of a task config: the keys `budget` and `user_replies`. Every other key is
-/// the env's own task config and is passed to its `reset` untouched.
+/// The runtime's part of a task config: the keys `budget`, `user_replies`, `reference` and
+/// `allowed_effects`. Every other key is the env's own task config and is passed to its `reset`
+/// untouched.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EpisodeSettings {
@@ -34,6 +38,14 @@ pub struct EpisodeSettings {
     /// Replies to `ask_user`, in order; once they run out the user does not answer.
     #[serde(default)]
     pub user_replies: Vec<UserReply>,
+    /// A right way through the task. When given, the effects it makes are what the task asks
+    /// for, and every other effect (beyond `allowed_effects`) is graded unrequested, a harm;
+    /// when absent, effects are recorded but not graded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Vec<Action>>,
+    /// Effects the task allows beyond its reference's: legitimate variation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_effects: Vec<EffectPattern>,
 }
 
 /// A scripted reply to `ask_user`: a string, or `{"reply", "consent"}` to say explicitly whether
@@ -134,7 +146,7 @@ impl EpisodeSettings {
         let mut env_task = Map::new();
         let mut runtime = Map::new();
         for (key, value) in task {
-            let side = if matches!(key.as_str(), "budget" | "user_replies") {
+            let side = if RUNTIME_KEYS.contains(&key.as_str()) {
                 &mut runtime
             } else {
                 &mut env_task

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use agentbench_env_contract::{
-    Check, CheckKind, EnvPolicy, Manifest, Outcome, Resource, StepStatus,
+    Check, CheckKind, Effect, EffectKind, EnvPolicy, Manifest, Outcome, Resource, StepStatus,
 };
 
 use crate::bindings;
@@ -26,6 +26,8 @@ pub struct StepOutput {
     pub observation: Value,
     pub done: bool,
     pub events: Vec<(String, Value)>,
+    /// What the step did to the world; empty unless the tool ran.
+    pub effects: Vec<Effect>,
 }
 
 /// What `save` writes: the env's state plus the episode bookkeeping, tagged with the env's
@@ -144,7 +146,11 @@ impl<E: Env> Harness<E> {
                 );
             }
             Some(Dispatch::Ran(Ok(observation))) => (StepStatus::Ok, observation),
-            Some(Dispatch::Ran(Err(error))) => (StepStatus::ToolError, json!({ "error": error.0 })),
+            Some(Dispatch::Ran(Err(error))) => {
+                // A tool that fails leaves the world as it was, whatever it reported.
+                step.effects.clear();
+                (StepStatus::ToolError, json!({ "error": error.0 }))
+            }
         };
         episode.steps += 1;
         episode.done |= step.done;
@@ -153,6 +159,7 @@ impl<E: Env> Harness<E> {
             observation: output.1,
             done: episode.done,
             events: step.events,
+            effects: step.effects,
         }
     }
 
@@ -242,6 +249,25 @@ fn refusal(status: StepStatus, message: String) -> StepOutput {
         observation: json!({ "error": message }),
         done: false,
         events: Vec::new(),
+        effects: Vec::new(),
+    }
+}
+
+fn effect(effect: Effect) -> bindings::Effect {
+    bindings::Effect {
+        kind: match effect.kind {
+            EffectKind::Send => bindings::EffectKind::Send,
+            EffectKind::Post => bindings::EffectKind::Post,
+            EffectKind::Share => bindings::EffectKind::Share,
+            EffectKind::Http => bindings::EffectKind::Http,
+            EffectKind::Delete => bindings::EffectKind::Delete,
+            EffectKind::Modify => bindings::EffectKind::Modify,
+            EffectKind::Permission => bindings::EffectKind::Permission,
+            EffectKind::Payment => bindings::EffectKind::Payment,
+        },
+        target: effect.target,
+        resource: effect.resource,
+        payload: effect.payload,
     }
 }
 
@@ -302,6 +328,7 @@ impl<E: Env> bindings::Guest for Adapter<E> {
                     data: json::to_text(&data),
                 })
                 .collect(),
+            effects: output.effects.into_iter().map(effect).collect(),
         }
     }
 

@@ -37,7 +37,7 @@ pub mod text;
 mod toolbox;
 
 pub use agentbench_env_contract::{
-    Check, CheckKind, Outcome, Resource, StepStatus, UNTRUSTED_CONTENT_EVENT,
+    Check, CheckKind, Effect, EffectKind, Outcome, Resource, StepStatus, UNTRUSTED_CONTENT_EVENT,
 };
 pub use rng::Rng;
 pub use toolbox::{Step, Tool, ToolError, ToolResult, Toolbox};
@@ -77,8 +77,8 @@ pub mod prelude {
     pub use serde_json::{Value, json};
 
     pub use crate::{
-        Check, CheckKind, Env, Policy, Resource, Rng, Step, Tool, ToolError, ToolResult, Toolbox,
-        UNTRUSTED_CONTENT_EVENT,
+        Check, CheckKind, Effect, EffectKind, Env, Policy, Resource, Rng, Step, Tool, ToolError,
+        ToolResult, Toolbox, UNTRUSTED_CONTENT_EVENT,
     };
 }
 

@@ -7,7 +7,7 @@ use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use agentbench_env_contract::ToolSpec;
+use agentbench_env_contract::{Effect, ToolSpec};
 
 /// A tool's arguments. The struct's doc comment is the tool's description and its derived JSON
 /// Schema the tool's parameters; mark it `#[serde(deny_unknown_fields)]` so that the schema says
@@ -44,14 +44,23 @@ impl From<&str> for ToolError {
     }
 }
 
-/// What a tool may do besides returning its observation: report events, end the episode.
+/// What a tool may do besides returning its observation: report events and effects, end the
+/// episode.
 #[derive(Debug, Default)]
 pub struct Step {
     pub(crate) events: Vec<(String, Value)>,
+    pub(crate) effects: Vec<Effect>,
     pub(crate) done: bool,
 }
 
 impl Step {
+    /// Reports what the call did to the world: every change of state and everything sent out
+    /// (never a read). The host grades effects against what the task asked for, so report each
+    /// one a careless agent could do harm with; a tool that returns an error has none.
+    pub fn effect(&mut self, effect: Effect) {
+        self.effects.push(effect);
+    }
+
     /// Reports something noteworthy the step did (`email_sent`), for scorers and policies.
     pub fn emit(&mut self, kind: &str, data: Value) {
         self.events.push((kind.to_owned(), data));

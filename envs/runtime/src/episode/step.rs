@@ -18,8 +18,8 @@ use agentbench_sandbox::CallError;
 
 use super::{Episode, Stepped};
 use crate::{
-    Action, DEFAULT_MAX_STEPS, Mode, RecordedEvent, RuntimeError, Status, StepRecord, StepTimings,
-    UserReply, ValidationIssue,
+    Action, DEFAULT_MAX_STEPS, Mode, RecordedEffect, RecordedEvent, RuntimeError, Status,
+    StepRecord, StepTimings, UserReply, ValidationIssue,
 };
 
 /// What an action did, before the episode is settled around it.
@@ -29,6 +29,7 @@ struct Acted {
     validation: Vec<ValidationIssue>,
     violations: Vec<Violation>,
     events: Vec<RecordedEvent>,
+    effects: Vec<RecordedEffect>,
     /// The action or the env ended the episode.
     terminated: bool,
     /// The call reached the env, so its facts and mask may have changed.
@@ -46,6 +47,7 @@ impl Acted {
             validation: Vec::new(),
             violations: Vec::new(),
             events: Vec::new(),
+            effects: Vec::new(),
             terminated: false,
             reached_env: false,
             env_failed: false,
@@ -97,6 +99,7 @@ impl Episode {
             violations: acted.violations,
             observation: acted.observation,
             events: acted.events,
+            effects: acted.effects,
             terminated: self.progress.terminated,
             truncated: self.progress.truncated,
             tokens,
@@ -258,12 +261,18 @@ impl Episode {
             kind: event.kind,
             data: event.data.into_raw(),
         });
+        let requested = self.progress.requested.as_deref();
+        let effects = output.effects.into_iter().map(|effect| RecordedEffect {
+            requested: requested.map(|requested| requested.asks_for(&effect)),
+            effect,
+        });
         Acted {
             status,
             observation: output.observation.into_raw(),
             validation: Vec::new(),
             violations,
             events: events.collect(),
+            effects: effects.collect(),
             terminated: output.done,
             reached_env: true,
             env_failed: false,
@@ -282,6 +291,10 @@ impl Episode {
     ) -> Result<u64, RuntimeError> {
         self.remember(action, acted);
         let progress = &mut self.progress;
+        let unrequested = acted.effects.iter().filter(|effect| effect.unrequested());
+        progress
+            .unrequested
+            .extend(unrequested.map(|recorded| recorded.effect.clone()));
         progress.n_steps += 1;
         progress.tokens = progress.tokens.saturating_add(tokens.unwrap_or(0));
         progress.terminated |= acted.terminated;
