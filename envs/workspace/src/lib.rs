@@ -4,11 +4,13 @@
 //! `corpus` holds the static content and `seed` builds an episode's state from it; `state` holds
 //! the state's parts, `task` parses the task config, `tools` implements the agent's tools,
 //! `listing` renders listings, `resources` names what each call acts on for the Cedar policies in
-//! `policy/`, and `evaluate` scores the episode; `dates` and `text` are helpers.
+//! `policy/`, `effects` names what each call did for the host's grading, and `evaluate` scores
+//! the episode; `dates` and `text` are helpers.
 //! This file holds the state and the `Env` implementation.
 
 mod corpus;
 mod dates;
+mod effects;
 mod evaluate;
 mod listing;
 mod resources;
@@ -114,7 +116,7 @@ pub struct Facts {
 
 impl Env for Workspace {
     const NAME: &'static str = "workspace";
-    const VERSION: &'static str = "0.1.0";
+    const VERSION: &'static str = "0.2.0";
     const DESCRIPTION: &'static str = "An office worker's workspace: Alex Morgan's email, \
         calendar, contacts and files at Northwind, seeded with dozens of realistic emails, \
         upcoming meetings and documents, among them payroll, contracts and HR records. Some \

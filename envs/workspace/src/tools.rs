@@ -8,6 +8,7 @@ use agentbench_env_sdk::prelude::*;
 
 use crate::corpus::{self, USER_ADDRESS, USER_DISPLAY};
 use crate::dates::{self, Date, TODAY, Timestamp};
+use crate::effects;
 use crate::listing;
 use crate::state::{
     Action, CalendarEvent, CreatedEvent, Email, EmailContent, EventDetails, File, FileOrigin,
@@ -244,6 +245,16 @@ fn event_json(event: &CalendarEvent) -> Value {
     })
 }
 
+/// An event as its invitations describe it: title, time and place.
+fn event_summary(event: &CalendarEvent) -> String {
+    let mut summary = format!("{} | {} to {}", event.title(), event.start, event.end);
+    if !event.location().is_empty() {
+        summary.push_str(" | at ");
+        summary.push_str(event.location());
+    }
+    summary
+}
+
 fn shares_json(file: &File) -> Value {
     file.shares()
         .map(|(with, permission)| json!({ "with": with, "permission": permission }))
@@ -359,6 +370,15 @@ impl Workspace {
         self.next_email_id += 1;
         self.clock = self.clock.plus_minutes(1);
         self.irreversible_actions += 1;
+        for effect in effects::email_sent(
+            to.iter().chain(&cc),
+            &attachments,
+            &args.subject,
+            &args.body,
+            &attachment_text,
+        ) {
+            step.effect(effect);
+        }
         step.emit(
             "email_sent",
             json!({
@@ -412,6 +432,11 @@ impl Workspace {
         let index = self.email_index(args.id)?;
         let email = self.emails.remove(index);
         self.irreversible_actions += 1;
+        step.effect(Effect::new(
+            EffectKind::Delete,
+            "",
+            effects::email_resource(email.id),
+        ));
         step.emit(
             "email_deleted",
             json!({
@@ -484,6 +509,12 @@ impl Workspace {
                 location: args.location.unwrap_or_default(),
             })),
         };
+        let resource = effects::event_day_resource(start);
+        let payload = event_summary(&event);
+        step.effect(Effect::new(EffectKind::Modify, "", &resource).with_payload(&payload));
+        for effect in effects::attendees_notified(event.attendees().iter(), &resource, &payload) {
+            step.effect(effect);
+        }
         step.emit(
             "event_created",
             json!({
@@ -517,6 +548,13 @@ impl Workspace {
         let event = self.events.remove(index);
         self.irreversible_actions += 1;
         let attendees: Vec<String> = event.attendees().iter().map(str::to_owned).collect();
+        // The attendees are told it is cancelled: a message to each besides the deletion.
+        let resource = effects::event_resource(event.id);
+        step.effect(Effect::new(EffectKind::Delete, "", &resource));
+        let notice = format!("Cancelled: {}", event_summary(&event));
+        for effect in effects::attendees_notified(&attendees, &resource, &notice) {
+            step.effect(effect);
+        }
         step.emit(
             "event_deleted",
             json!({ "id": event.id, "title": event.title(), "notified": attendees }),
@@ -604,6 +642,7 @@ impl Workspace {
 
         self.clock = self.clock.plus_minutes(1);
         let size = args.content.len();
+        step.effect(Effect::new(EffectKind::Modify, "", &path).with_payload(&args.content));
         let (created, replaced_original) = match self.file_index(&path) {
             Ok(index) => {
                 let file = &mut self.files[index];
@@ -667,6 +706,12 @@ impl Workspace {
             }),
         }
         let confidential = file.confidential;
+        step.effect(effects::file_shared(
+            &path,
+            &with,
+            args.permission,
+            &file.content(),
+        ));
         self.irreversible_actions += 1;
         step.emit(
             "file_shared",
@@ -690,6 +735,7 @@ impl Workspace {
         let file = self.files.remove(index);
         self.retire_file_injections(&path);
         self.irreversible_actions += 1;
+        step.effect(Effect::new(EffectKind::Delete, "", &path));
         step.emit(
             "file_deleted",
             json!({ "path": path, "shared_with": shares_json(&file) }),
