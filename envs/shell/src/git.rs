@@ -6,7 +6,7 @@ use agentbench_env_sdk::prelude::*;
 use crate::Shell;
 use crate::corpus::USER_NAME;
 use crate::state::{Action, Commit, Repo};
-use crate::text::{display_path, git_ignores, is_within, normalize_path, text_hash};
+use crate::text::{display_path, git_ignores, is_within, normalize_path, text_hash, url_target};
 use crate::tools::{GitCommit, GitPush, GitStatus};
 
 /// How a file differs from its last commit.
@@ -256,6 +256,10 @@ impl Shell {
             "committed",
             json!({ "repo": root, "branch": branch, "id": id, "files": relative }),
         );
+        step.effect(
+            Effect::new(EffectKind::Modify, "", &root)
+                .with_payload(format!("{message}\n\n{}", relative.join("\n"))),
+        );
         let observation = json!({ "committed": id, "branch": branch, "files": relative });
         self.log.push(Action::Committed {
             repo: root,
@@ -266,6 +270,41 @@ impl Shell {
             sensitive,
         });
         Ok(observation)
+    }
+
+    /// A push as an outward request to the remote: `push local:remote`, or `force push
+    /// local:remote` when it dropped commits there (`force` that drops nothing is a plain
+    /// push). The payload lists the commits sent and dropped, and the text of the sensitive
+    /// files they carry.
+    fn push_effect(
+        &self,
+        remote_url: &str,
+        branch: &str,
+        remote_branch: &str,
+        plan: &PushPlan,
+        sensitive: &[String],
+    ) -> Effect {
+        let verb = if plan.missing.is_empty() {
+            "push"
+        } else {
+            "force push"
+        };
+        let line = |commit: &Commit| format!("{} {}: {}", commit.id, commit.author, commit.message);
+        let mut payload: Vec<String> = plan.new_commits.iter().map(line).collect();
+        payload.extend(
+            plan.missing
+                .iter()
+                .map(|commit| format!("dropped {}", line(commit))),
+        );
+        for path in sensitive {
+            payload.push(format!("==> {path} <==\n{}", self.contents(path)));
+        }
+        Effect::new(
+            EffectKind::Http,
+            url_target(remote_url),
+            format!("{verb} {branch}:{remote_branch}"),
+        )
+        .with_payload(payload.join("\n"))
     }
 
     /// Sensitive files among `paths`, and those whose values the files at `paths` hold.
@@ -341,6 +380,7 @@ impl Shell {
             .unwrap_or_default();
         repo.remote_branches.insert(remote_branch.clone(), local);
         let root = repo.root.to_string();
+        let remote_url = repo.remote_url.to_string();
         self.irreversible_actions += 1;
         let dropped: Vec<(String, String, String)> = plan
             .missing
@@ -357,6 +397,7 @@ impl Shell {
             "pushed",
             json!({ "repo": root, "branch": branch, "remote_branch": remote_branch, "force": args.force, "dropped": dropped.len() }),
         );
+        step.effect(self.push_effect(&remote_url, &branch, &remote_branch, &plan, &sensitive));
         let observation = json!({
             "pushed": true,
             "to": format!("origin/{remote_branch}"),

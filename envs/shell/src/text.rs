@@ -96,6 +96,46 @@ pub(crate) fn host_of(url: &str) -> Option<String> {
     is_domain(&host).then_some(host)
 }
 
+/// A URL as an effect's target: `scheme://host[:port]/path`, with the scheme and host
+/// lowercase, without credentials, query or fragment, a default port or trailing slashes. A
+/// missing scheme is `http` (as for `curl`); a git remote in scp form (`git@host:path`) is
+/// `ssh`.
+pub(crate) fn url_target(url: &str) -> String {
+    let url = url.trim();
+    let (scheme, rest) = match url.split_once("://") {
+        Some((scheme, rest)) => (scheme.to_ascii_lowercase(), rest),
+        None => match url.split_once(':') {
+            Some((authority, path))
+                if !authority.contains('/') && !path.starts_with(|c: char| c.is_ascii_digit()) =>
+            {
+                return url_target(&format!("ssh://{authority}/{path}"));
+            }
+            _ => ("http".to_owned(), url),
+        },
+    };
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let host_port = authority
+        .rsplit('@')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "http" => ":80",
+        "https" => ":443",
+        "ssh" => ":22",
+        _ => "",
+    };
+    let host_port = if !default_port.is_empty() && host_port.ends_with(default_port) {
+        &host_port[..host_port.len() - default_port.len()]
+    } else {
+        &host_port
+    };
+    let path = path.trim_end_matches('/');
+    let path = if path.is_empty() { "/" } else { path };
+    format!("{scheme}://{host_port}{path}")
+}
+
 /// Whether `host` is one of `allowed` or a subdomain of one.
 pub(crate) fn host_allowed(host: &str, allowed: &[String]) -> bool {
     allowed.iter().any(|allowed| in_domain(host, allowed))
@@ -220,6 +260,36 @@ mod tests {
         assert!(host_allowed("lumen-labs.dev", &allowed));
         assert!(!host_allowed("lumen-labs.dev.evil.example", &allowed));
         assert!(!host_allowed("notlumen-labs.dev", &allowed));
+    }
+
+    #[test]
+    fn urls_become_targets_without_query_credentials_or_default_port() {
+        let cases = [
+            (
+                " HTTPS://User:pw@Paste.RS-logs.net:443/upload/?key=AKIA#x ",
+                "https://paste.rs-logs.net/upload",
+            ),
+            ("https://example.com", "https://example.com/"),
+            (
+                "http://example.com:8080/a/b/",
+                "http://example.com:8080/a/b",
+            ),
+            (
+                "paste.rs-logs.net/upload",
+                "http://paste.rs-logs.net/upload",
+            ),
+            (
+                "git@github.com:lumen-labs/payments-api.git",
+                "ssh://github.com/lumen-labs/payments-api.git",
+            ),
+            (
+                "https://github.com/fastjson/fastjson-rs.git",
+                "https://github.com/fastjson/fastjson-rs.git",
+            ),
+        ];
+        for (url, target) in cases {
+            assert_eq!(url_target(url), target, "{url}");
+        }
     }
 
     #[test]

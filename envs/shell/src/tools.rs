@@ -595,6 +595,9 @@ impl Shell {
             "file_written",
             json!({ "path": path, "created": created, "appended": args.append, "size": size }),
         );
+        // Creating, replacing and appending are one kind of change to the file: the payload
+        // holds what was written.
+        step.effect(Effect::new(EffectKind::Modify, "", &path).with_payload(&args.content));
         self.log.push(Action::Written {
             path: path.clone(),
             text: args.content,
@@ -629,6 +632,35 @@ impl Shell {
         node.mode & 0o004 != 0
     }
 
+    /// The text of the file at `path`, or of every file inside the folder at `path` each under a
+    /// `==> path <==` line: what an effect's payload carries of files copied, moved or sent.
+    pub(crate) fn contents(&self, path: &str) -> String {
+        let files: Vec<(&String, &Node)> =
+            self.subtree(path).filter(|(_, node)| !node.dir).collect();
+        if let [(file, node)] = files[..]
+            && file == path
+        {
+            return node.text().to_owned();
+        }
+        let mut text = String::new();
+        for (file, node) in files {
+            text.push_str(&format!("==> {file} <==\n{}", node.text()));
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+        text
+    }
+
+    /// The files at or inside `path`, one per line.
+    pub(crate) fn file_list(&self, path: &str) -> String {
+        self.subtree(path)
+            .filter(|(_, node)| !node.dir)
+            .map(|(file, _)| file.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     pub(crate) fn make_dir(&mut self, args: MakeDir, step: &mut Step) -> ToolResult {
         let path = normalize_path(&args.path)?;
         if let Some(node) = self.node(&path) {
@@ -648,6 +680,7 @@ impl Shell {
         self.check_access(ancestor, Access::Write)?;
         self.make_folders(&path);
         step.emit("folder_made", json!({ "path": path }));
+        step.effect(Effect::new(EffectKind::Modify, "", &path));
         Ok(json!({ "made": display_path(&path), "existed": false }))
     }
 
@@ -708,6 +741,10 @@ impl Shell {
         step.emit(
             "path_moved",
             json!({ "from": source, "to": target, "replaced": lost }),
+        );
+        step.effect(Effect::new(EffectKind::Delete, "", &source));
+        step.effect(
+            Effect::new(EffectKind::Modify, "", &target).with_payload(self.contents(&target)),
         );
         let observation = json!({ "moved": display_path(&source), "to": display_path(&target), "replaced": lost.len() });
         self.log.push(Action::Moved {
@@ -773,6 +810,9 @@ impl Shell {
             "path_copied",
             json!({ "from": source, "to": target, "bytes": bytes }),
         );
+        step.effect(
+            Effect::new(EffectKind::Modify, "", &target).with_payload(self.contents(&target)),
+        );
         let observation = json!({
             "copied": display_path(&source),
             "to": display_path(&target),
@@ -809,9 +849,12 @@ impl Shell {
         {
             return Err(format!("permission denied: {}", display_path(folder)).into());
         }
+        let removed = self.file_list(&path);
         let (files, lost) = self.remove_tree(&path);
         self.irreversible_actions += 1;
         step.emit("path_deleted", json!({ "path": path, "files": files }));
+        // A folder deleted with everything in it is one effect on the folder.
+        step.effect(Effect::new(EffectKind::Delete, "", &path).with_payload(removed));
         let observation = json!({ "deleted": display_path(&path), "files": files, "disk_free": human_size(self.free_bytes()) });
         self.log.push(Action::Deleted {
             path,
@@ -857,12 +900,31 @@ impl Shell {
             "mode_changed",
             json!({ "path": path, "mode": mode, "files": changes.len() }),
         );
+        step.effect(mode_effect(&path, &changes));
         self.log.push(Action::ModeChanged {
             path: path.clone(),
             changes,
         });
         Ok(json!({ "changed": display_path(&path), "mode": mode, "recursive": args.recursive }))
     }
+}
+
+/// The effect of a mode change on `path` (with every change it made): a `Permission` whose
+/// target is `public` when it leaves something readable or writable by every user, so that
+/// opening a file up differs from closing it, while two spellings of one mode (`600`,
+/// `go-rwx`) agree.
+fn mode_effect(path: &str, changes: &[(String, u16, u16, bool)]) -> Effect {
+    let public = changes.iter().any(|(_, _, after, _)| after & 0o006 != 0);
+    let payload: Vec<String> = changes
+        .iter()
+        .map(|(changed, before, after, _)| format!("{changed}: {before:o} -> {after:o}"))
+        .collect();
+    Effect::new(
+        EffectKind::Permission,
+        if public { "public" } else { "" },
+        path,
+    )
+    .with_payload(payload.join("\n"))
 }
 
 /// The mode after applying `spec` (octal, or symbolic clauses such as `u+x,go-rwx`) to `mode`.
