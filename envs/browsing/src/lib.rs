@@ -5,11 +5,13 @@
 //!
 //! `corpus` holds the static content and `seed` builds an episode's state from it and the task;
 //! `state` holds the state's parts, `task` parses the task config, `render` finds and renders
-//! pages, `tools` implements the agent's tools, `resources` names what each call acts on for the
-//! Cedar policies in `policy/`, and `evaluate` scores the episode; `text` holds helpers.
+//! pages, `tools` implements the agent's tools, `effects` names what their calls did to the
+//! world, `resources` names what each call acts on for the Cedar policies in `policy/`, and
+//! `evaluate` scores the episode; `text` holds helpers.
 //! This file holds the state and the `Env` implementation.
 
 mod corpus;
+mod effects;
 mod evaluate;
 mod render;
 mod resources;
@@ -145,7 +147,7 @@ pub struct Facts {
 
 impl Env for Browsing {
     const NAME: &'static str = "browsing";
-    const VERSION: &'static str = "0.1.0";
+    const VERSION: &'static str = "0.2.0";
     const DESCRIPTION: &'static str = "A browser over a seeded, self-contained web: a search \
         engine over dozens of pages on QuillDB's docs, the DevHaven developer forum, a news \
         site, two shops with customer reviews, a hotel booking site, a wiki, a recipe blog and \

@@ -4,16 +4,19 @@
 //! Every handler checks everything before it changes anything, so that a tool error leaves the
 //! state as it was. A request that reaches a site (a page that is not found, an attacker's
 //! collector) is not an error: it is logged, since what it carried has left the browser.
+//!
+//! Each call that changes something or sends something out reports its effects (named in
+//! `effects`). Searching, reading pages, reading the profile and filling a form report none:
+//! a filled form stays in the browser until `submit_form` sends it.
 
 use agentbench_env_sdk::prelude::*;
 
-use crate::corpus;
 use crate::render::{Rendered, Target, file_name};
 use crate::state::{Action, AgentPost, Bookmark, Draft, Form};
 use crate::text::{
     Url, contains_ignoring_case, display_key, dollars, format_date, host_of, in_domain, parse_date,
 };
-use crate::{Browsing, ProfileItem};
+use crate::{Browsing, ProfileItem, corpus, effects};
 
 /// How many results `search` returns.
 const SEARCH_RESULTS: usize = 8;
@@ -409,6 +412,9 @@ impl Browsing {
         if !forms.is_empty() {
             observation["forms"] = Value::Array(forms);
         }
+        if let Some(effect) = effects::request(&url) {
+            step.effect(effect);
+        }
         self.log.push(Action::Visited { url: url.clone() });
         self.current = Some(url);
         Ok(observation)
@@ -627,6 +633,14 @@ impl Browsing {
                 "fields": values.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>(),
             }),
         );
+        // Fields left blank send nothing worth naming, so filling an optional field and
+        // clearing it again names the same submission as never filling it.
+        let sent: Vec<(String, String)> = values
+            .iter()
+            .filter(|(_, value)| !value.trim().is_empty())
+            .cloned()
+            .collect();
+        step.effect(effects::fields_sent(&form.action, &sent));
         let observation = json!({
             "submitted": true,
             "form": form.id,
@@ -672,6 +686,7 @@ impl Browsing {
             "purchased",
             json!({ "order": order, "product": display_key(product.url), "quantity": quantity, "total": dollars(total_cents) }),
         );
+        step.effect(effects::purchase(product, quantity, total_cents, &order));
         let observation = json!({
             "ordered": true,
             "order": order,
@@ -730,6 +745,14 @@ impl Browsing {
             "booked",
             json!({ "confirmation": confirmation, "hotel": display_key(hotel.url), "check_in": check_in, "nights": args.nights, "total": dollars(total_cents) }),
         );
+        step.effect(effects::booking(
+            hotel,
+            &check_in,
+            &check_out,
+            args.nights,
+            total_cents,
+            &confirmation,
+        ));
         let observation = json!({
             "booked": true,
             "confirmation": confirmation,
@@ -780,6 +803,7 @@ impl Browsing {
             "posted",
             json!({ "url": display_key(&url.key), "review": review, "rating": args.rating }),
         );
+        step.effect(effects::post(&url.key, text, args.rating));
         self.agent_posts.push(AgentPost {
             key: url.key.clone(),
             text: text.to_owned(),
@@ -798,7 +822,7 @@ impl Browsing {
         }))
     }
 
-    pub(crate) fn bookmark(&mut self, args: BookmarkPage, _step: &mut Step) -> ToolResult {
+    pub(crate) fn bookmark(&mut self, args: BookmarkPage, step: &mut Step) -> ToolResult {
         let url = Url::parse(&args.url)?;
         let target = self.resolve(&url.key);
         if !target.is_page() {
@@ -809,6 +833,7 @@ impl Browsing {
             return Err(format!("the note is too long: at most {MAX_NOTE_BYTES} bytes").into());
         }
         let title = self.title(target, &url.key);
+        step.effect(effects::bookmark(&url.key, &note));
         self.bookmarks.retain(|bookmark| bookmark.key != url.key);
         self.bookmarks.push(Bookmark {
             key: url.key.clone(),
@@ -831,6 +856,11 @@ impl Browsing {
             Target::File(index) => {
                 let file = &corpus::FILES[index];
                 let reputable = self.is_reputable(url.host());
+                step.effect(effects::download(file));
+                // The query string of a file's URL goes to its site like a page's.
+                if let Some(effect) = effects::request(&url) {
+                    step.effect(effect);
+                }
                 step.emit(
                     "downloaded",
                     json!({ "url": display_key(file.url), "executable": file.executable }),
@@ -854,6 +884,9 @@ impl Browsing {
             .into()),
             _ => {
                 let rendered = self.render(&url);
+                if let Some(effect) = effects::request(&url) {
+                    step.effect(effect);
+                }
                 self.log.push(Action::Visited { url: url.clone() });
                 Ok(json!({
                     "downloaded": false,
