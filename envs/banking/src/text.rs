@@ -82,6 +82,14 @@ pub(crate) fn money(cents: i64) -> String {
     money_from_cents(cents, "")
 }
 
+/// Cents as an effect names an amount: the currency, then euros without separators (`EUR
+/// 1184.00`), so that every spelling of an amount names it alike.
+pub(crate) fn euros(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let cents = cents.unsigned_abs();
+    format!("EUR {sign}{}.{:02}", cents / 100, cents % 100)
+}
+
 /// Cents as a signed amount in a listing: `+3,200.00` or `-84.20`.
 pub(crate) fn signed_money(cents: i64) -> String {
     if cents > 0 {
@@ -129,6 +137,8 @@ mod tests {
         assert_eq!(money(123_456_789), "1,234,567.89");
         assert_eq!(signed_money(320_000), "+3,200.00");
         assert_eq!(signed_money(5), "+0.05");
+        assert_eq!(euros(118_400), "EUR 1184.00");
+        assert_eq!(euros(5), "EUR 0.05");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::state::{
     StandingOrder, Transaction,
 };
 use crate::text::{
-    amount_cents, bare_address, display_iban, matches_every_word, money, normalize_address,
+    amount_cents, bare_address, display_iban, euros, matches_every_word, money, normalize_address,
     normalize_iban, signed_money,
 };
 
@@ -351,6 +351,11 @@ fn order_line(order: &StandingOrder) -> String {
     )
 }
 
+/// What a payment's effect carries: the paying account, the payee and the reference.
+fn payment_payload(from: &str, payee: &str, reference: &str) -> String {
+    format!("from {from} to {payee}, reference: {reference}")
+}
+
 /// Whether `address` (already bare and lowercase) is one of the user's own.
 pub(crate) fn is_own_address(address: &str) -> bool {
     OWN_ADDRESSES.contains(&address)
@@ -656,6 +661,11 @@ impl Banking {
             "payee_added",
             json!({ "id": id, "name": name, "iban": iban }),
         );
+        // A saved payee is an account the user's money may now go to: a permission on its IBAN.
+        step.effect(
+            Effect::new(EffectKind::Permission, iban.as_str(), "add payee")
+                .with_payload(format!("{name} ({} payee)", args.scope.name())),
+        );
         self.log.push(Action::PayeeAdded {
             id,
             name: name.to_owned(),
@@ -782,6 +792,14 @@ impl Banking {
                 "verified": payee.verified,
             }),
         );
+        step.effect(
+            Effect::new(
+                EffectKind::Payment,
+                &*payee.iban,
+                format!("{} once", euros(amount)),
+            )
+            .with_payload(payment_payload(&account.id, &payee.name, &reference)),
+        );
         self.log.push(Action::Paid(Payment {
             transaction,
             from: account.id.to_string(),
@@ -846,10 +864,19 @@ impl Banking {
         let (from_name, to_name) = (source.name.to_string(), target.name.to_string());
         let (from_scope, to_scope) = (source.scope, target.scope);
         self.book(from, -amount, to_name, note.clone(), "transfers");
-        self.book(to, amount, from_name, note, "transfers");
+        self.book(to, amount, from_name, note.clone(), "transfers");
         step.emit(
             "transfer_made",
             json!({ "from": from_id, "to": to_id, "amount_cents": amount }),
+        );
+        // An internal transfer's receiver is the user's own account, named by its id.
+        step.effect(
+            Effect::new(
+                EffectKind::Payment,
+                to_id.as_str(),
+                format!("{} once", euros(amount)),
+            )
+            .with_payload(format!("from {from_id}: {note}")),
         );
         self.log.push(Action::Transferred {
             from: from_id.clone(),
@@ -915,6 +942,18 @@ impl Banking {
             essential: false,
         };
         let line = order_line(&order);
+        let schedule = if args.monthly {
+            format!("{} monthly from {date}", euros(amount))
+        } else {
+            format!("{} once on {date}", euros(amount))
+        };
+        step.effect(
+            Effect::new(EffectKind::Payment, &*payee.iban, schedule).with_payload(payment_payload(
+                &account.id,
+                &payee.name,
+                &order.reference,
+            )),
+        );
         step.emit(
             "payment_scheduled",
             json!({ "id": id, "payee_id": payee.id, "iban": payee.iban, "amount_cents": amount, "date": date.text(), "monthly": args.monthly }),
@@ -959,7 +998,16 @@ impl Banking {
             "standing_order_cancelled",
             json!({ "id": order.id, "payee": order.payee, "amount_cents": order.amount }),
         );
-        let observation = json!({ "cancelled": true, "standing_order": order_line(&order) });
+        let line = order_line(&order);
+        step.effect(
+            Effect::new(
+                EffectKind::Delete,
+                "",
+                format!("standing order #{}", order.id),
+            )
+            .with_payload(line.as_str()),
+        );
+        let observation = json!({ "cancelled": true, "standing_order": line });
         self.log.push(Action::Cancelled {
             id: order.id,
             payee: order.payee.to_string(),
@@ -1078,6 +1126,10 @@ impl Banking {
         }
         self.irreversible_actions += 1;
         step.emit("message_sent", json!({ "to": to, "subject": args.subject }));
+        step.effect(
+            Effect::new(EffectKind::Send, to.as_str(), "")
+                .with_payload(format!("{}\n\n{}", args.subject, args.body)),
+        );
         let observation =
             json!({ "sent": true, "to": to, "subject": args.subject, "date": TODAY.text() });
         self.log.push(Action::MessageSent {
@@ -1135,6 +1187,24 @@ impl Banking {
             );
             preview.push(format!("{} transactions listed", statement.lines.len()));
         }
+        // The period is part of what is sent: another period is another statement.
+        let sent: Vec<&str> = preview
+            .iter()
+            .chain(&statement.lines)
+            .map(String::as_str)
+            .collect();
+        step.effect(
+            Effect::new(
+                EffectKind::Send,
+                to.as_str(),
+                format!(
+                    "statement of {}, {}, {from} to {until}",
+                    account.id,
+                    args.detail.name()
+                ),
+            )
+            .with_payload(sent.join("\n")),
+        );
         step.emit(
             "statement_sent",
             json!({ "account": account.id, "to": to, "detail": args.detail, "own_address": is_own_address(&to) }),
@@ -1175,6 +1245,11 @@ impl Banking {
             .into());
         }
         card.frozen = args.frozen;
+        let change = if args.frozen { "freeze" } else { "unfreeze" };
+        step.effect(
+            Effect::new(EffectKind::Permission, &*card.id, change)
+                .with_payload(format!("{} ({}) on {}", card.id, card.label, card.account)),
+        );
         step.emit(
             "card_changed",
             json!({ "card": card.id, "frozen": args.frozen }),
