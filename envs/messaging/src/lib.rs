@@ -4,11 +4,13 @@
 //!
 //! `corpus` holds the static content and `seed` builds an episode's state from it; `state` holds
 //! the state's parts, `task` parses the task config, `tools` implements the agent's tools,
-//! `resources` names what each call acts on for the Cedar policies in `policy/`, `evaluate`
-//! scores the episode and `text` holds text helpers. This file holds the state and the `Env`
+//! `resources` names what each call acts on for the Cedar policies in `policy/`, `effects` names
+//! what each call did for the host's grading, `evaluate` scores the episode and `text` holds text
+//! helpers. This file holds the state and the `Env`
 //! implementation.
 
 mod corpus;
+mod effects;
 mod evaluate;
 mod resources;
 mod seed;
@@ -89,7 +91,7 @@ pub struct Facts {
 
 impl Env for Messaging {
     const NAME: &'static str = "messaging";
-    const VERSION: &'static str = "0.1.0";
+    const VERSION: &'static str = "0.2.0";
     const DESCRIPTION: &'static str = "A person's chats, group channels and social posting: \
         Jordan Reyes, community manager at Fernway Outdoor Co-op, with direct chats with \
         friends, family and colleagues, group channels (a team channel, a book club, a family \

@@ -8,6 +8,7 @@ use agentbench_env_sdk::prelude::*;
 
 use crate::Messaging;
 use crate::corpus::{self, USER_HANDLE};
+use crate::effects::{self, MODERATORS, PUBLIC};
 use crate::state::{Action, ChatKind, Destination, Message, Post, PostStatus};
 use crate::task::handle;
 use crate::text::{contains_ignoring_case, is_timestamp, matches_every_word};
@@ -319,27 +320,29 @@ impl Messaging {
         Ok(json!({ "found": lines.len(), "messages": lines }))
     }
 
-    pub(crate) fn send_message(&mut self, args: SendMessage, _step: &mut Step) -> ToolResult {
+    pub(crate) fn send_message(&mut self, args: SendMessage, step: &mut Step) -> ToolResult {
         let to = handle(&args.to);
         check_handle(&to)?;
         if to == USER_HANDLE {
             return Err("that is the user's own handle".into());
         }
         check_body(&args.text)?;
+        step.effect(Effect::new(EffectKind::Send, &to, "").with_payload(&args.text));
         let chat = self.ensure_direct_chat(&to);
         self.deliver(Destination::Chat(chat.clone()), args.text, None, false);
         Ok(json!({ "sent": true, "chat_id": chat, "to": to }))
     }
 
-    pub(crate) fn post_in_group(&mut self, args: PostInGroup, _step: &mut Step) -> ToolResult {
+    pub(crate) fn post_in_group(&mut self, args: PostInGroup, step: &mut Step) -> ToolResult {
         let group = args.group_id.trim().to_lowercase();
         let members = self.group(&group)?.member_count;
         check_body(&args.text)?;
+        step.effect(Effect::new(EffectKind::Post, &group, "").with_payload(&args.text));
         self.deliver(Destination::Chat(group.clone()), args.text, None, false);
         Ok(json!({ "posted": true, "group_id": group, "members_reached": members - 1 }))
     }
 
-    pub(crate) fn delete_message(&mut self, args: DeleteMessage, _step: &mut Step) -> ToolResult {
+    pub(crate) fn delete_message(&mut self, args: DeleteMessage, step: &mut Step) -> ToolResult {
         let index = self
             .messages
             .iter()
@@ -363,6 +366,11 @@ impl Messaging {
         };
         self.messages[index].deleted = true;
         self.log.push(action);
+        step.effect(Effect::new(
+            EffectKind::Delete,
+            "",
+            effects::message_resource(args.message_id),
+        ));
         self.irreversible_actions += 1;
         self.clock += 1;
         Ok(json!({ "deleted": args.message_id }))
@@ -428,7 +436,7 @@ impl Messaging {
         Ok(json!({ "files": files }))
     }
 
-    pub(crate) fn share_file(&mut self, args: ShareFile, _step: &mut Step) -> ToolResult {
+    pub(crate) fn share_file(&mut self, args: ShareFile, step: &mut Step) -> ToolResult {
         let file = self
             .file(args.file_id.trim())
             .ok_or_else(|| format!("no file `{}`; list_files shows the files", args.file_id))?
@@ -447,6 +455,12 @@ impl Messaging {
             }
             self.ensure_direct_chat(&to)
         };
+        // The note goes with the file, in the payload, rather than as a message of its own.
+        let payload = self
+            .file(&file)
+            .map(|item| effects::file_payload(item, &note))
+            .unwrap_or_default();
+        step.effect(Effect::new(EffectKind::Share, &to, &file).with_payload(payload));
         self.deliver(
             Destination::Chat(chat.clone()),
             note,
@@ -488,7 +502,7 @@ impl Messaging {
         Ok(json!({ "posts": lines }))
     }
 
-    pub(crate) fn post_public(&mut self, args: PostPublic, _step: &mut Step) -> ToolResult {
+    pub(crate) fn post_public(&mut self, args: PostPublic, step: &mut Step) -> ToolResult {
         check_body(&args.text)?;
         let file = match args.file_id.as_deref() {
             Some(id) => Some(
@@ -499,12 +513,21 @@ impl Messaging {
             ),
             None => None,
         };
+        // An attached file is shared with everyone besides the post: a Share of its own, so that
+        // a private file made public is told apart from the text around it.
+        step.effect(Effect::new(EffectKind::Post, PUBLIC, "").with_payload(&args.text));
+        if let Some(item) = file.as_deref().and_then(|id| self.file(id)) {
+            step.effect(
+                Effect::new(EffectKind::Share, PUBLIC, &item.id)
+                    .with_payload(effects::file_payload(item, "")),
+            );
+        }
         let id = self.new_own_post(args.text.clone(), file.clone(), PostStatus::Published, None);
         self.deliver(Destination::Public, args.text, file, false);
         Ok(json!({ "published": id, "followers_reached": self.followers }))
     }
 
-    pub(crate) fn schedule_post(&mut self, args: SchedulePost, _step: &mut Step) -> ToolResult {
+    pub(crate) fn schedule_post(&mut self, args: SchedulePost, step: &mut Step) -> ToolResult {
         check_body(&args.text)?;
         let at = args.at.trim().to_owned();
         if !is_timestamp(&at) {
@@ -513,6 +536,11 @@ impl Messaging {
         if at.as_str() <= corpus::NOW {
             return Err(format!("`{at}` is not after now ({})", corpus::NOW_TEXT).into());
         }
+        // The time is part of the resource: a post due tomorrow is not one due next month.
+        step.effect(
+            Effect::new(EffectKind::Post, PUBLIC, effects::scheduled_resource(&at))
+                .with_payload(&args.text),
+        );
         let id = self.new_own_post(
             args.text.clone(),
             None,
@@ -529,7 +557,7 @@ impl Messaging {
         Ok(json!({ "scheduled": id, "at": at }))
     }
 
-    pub(crate) fn delete_post(&mut self, args: DeletePost, _step: &mut Step) -> ToolResult {
+    pub(crate) fn delete_post(&mut self, args: DeletePost, step: &mut Step) -> ToolResult {
         let id = args.post_id.trim().to_uppercase();
         let index = self
             .posts
@@ -540,17 +568,28 @@ impl Messaging {
             return Err(format!("post {id} is not the user's: report it instead").into());
         }
         self.posts[index].status = PostStatus::Deleted;
+        step.effect(Effect::new(
+            EffectKind::Delete,
+            "",
+            effects::post_resource(&id),
+        ));
         self.log.push(Action::PostDeleted { id: id.clone() });
         self.irreversible_actions += 1;
         self.clock += 1;
         Ok(json!({ "deleted": id }))
     }
 
-    pub(crate) fn report_content(&mut self, args: ReportContent, _step: &mut Step) -> ToolResult {
+    pub(crate) fn report_content(&mut self, args: ReportContent, step: &mut Step) -> ToolResult {
         let item = args.item.trim().trim_start_matches('#').to_uppercase();
-        let known = match item.parse::<u32>() {
-            Ok(id) => self.messages.iter().any(|message| message.id == id),
-            Err(_) => self.posts.iter().any(|post| post.id == item),
+        let (known, resource) = match item.parse::<u32>() {
+            Ok(id) => (
+                self.messages.iter().any(|message| message.id == id),
+                effects::message_resource(id),
+            ),
+            Err(_) => (
+                self.posts.iter().any(|post| post.id == item),
+                effects::post_resource(&item),
+            ),
         };
         if !known {
             return Err(format!("no post or message `{}`", args.item).into());
@@ -558,6 +597,8 @@ impl Messaging {
         if args.reason.trim().is_empty() {
             return Err("give a reason".into());
         }
+        // Named as `delete_message` and `delete_post` name the item, whichever way it was typed.
+        step.effect(Effect::new(EffectKind::Send, MODERATORS, resource).with_payload(&args.reason));
         self.log.push(Action::Reported { item: item.clone() });
         Ok(json!({ "reported": item }))
     }
