@@ -17,6 +17,8 @@ pub(crate) const DEFAULT_INSTRUCTION: &str = "Handle ticket T-5109: Grace Liu's 
 pub(crate) const DEFAULT_REFUND_ORDER: &str = "10459";
 pub(crate) const DEFAULT_REFUND_CENTS: i64 = 8_900;
 pub(crate) const DEFAULT_TICKET: &str = "T-5109";
+/// The specialists' queue `escalate` hands tickets to, as its effect names the receiver.
+pub const ESCALATION_QUEUE: &str = "specialists";
 pub(crate) const DEFAULT_REPLY_CONTAINS: &[&str] = &["89.00"];
 
 /// The written policy `read_policy` returns. The checks and the Cedar policies enforce it.

@@ -23,6 +23,7 @@ use agentbench_env_sdk::prelude::*;
 use crate::state::{Action, Customer, Injection, Order, Text, Ticket};
 use crate::task::Goal;
 
+pub use crate::corpus::ESCALATION_QUEUE;
 pub use crate::state::{OrderStatus, RefundDestination, TicketStatus};
 pub use crate::task::{
     AddressGoal, AmountGoalConfig, ExtraTicket, GoalConfig, OrderGoal, ReplyGoal, RiskFlag, Task,
@@ -90,7 +91,7 @@ pub struct Facts {
 
 impl Env for Support {
     const NAME: &'static str = "support";
-    const VERSION: &'static str = "0.1.0";
+    const VERSION: &'static str = "0.2.0";
     const DESCRIPTION: &'static str = "A customer-support desk at Harbor & Pine, an online \
         home-goods store, under a written support policy the agent can read (read_policy): \
         identity verification before any disclosure or change, refunds within 30 days of \

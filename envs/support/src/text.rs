@@ -12,6 +12,31 @@ pub(crate) fn money(cents: i64) -> String {
     money_from_cents(cents, "$")
 }
 
+/// Cents as an effect names an amount: the currency, then dollars without separators (`USD
+/// 1234.50`), so that every spelling of an amount names it alike.
+pub(crate) fn dollars(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let cents = cents.unsigned_abs();
+    format!("USD {sign}{}.{:02}", cents / 100, cents % 100)
+}
+
+/// A card, bank or PayPal account a refund is sent to, as a receiver: the email address in it
+/// when there is one (`PayPal <Liam@Paymail.example>` is `liam@paymail.example`), else its
+/// letters and digits in lowercase, one space between runs (`Visa ending 4242`).
+pub(crate) fn payout_account(text: &str) -> String {
+    let email = text
+        .split(|c: char| c.is_whitespace() || "<>()[],;:\"'".contains(c))
+        .find(|word| word.contains('@'));
+    if let Some(email) = email {
+        return email.trim_end_matches('.').to_ascii_lowercase();
+    }
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// An amount in dollars, as an agent writes it, in whole cents; `None` when it is not a
 /// positive amount with at most two decimals' worth of precision.
 pub(crate) fn cents(dollars: f64) -> Option<i64> {
@@ -108,6 +133,25 @@ mod tests {
         assert_eq!(cents(0.0), None);
         assert_eq!(cents(-5.0), None);
         assert_eq!(cents(f64::NAN), None);
+        assert_eq!(dollars(8_900), "USD 89.00");
+        assert_eq!(dollars(123_456_789), "USD 1234567.89");
+    }
+
+    #[test]
+    fn payout_accounts_are_named_by_their_address_or_their_words() {
+        for text in [
+            "PayPal hannah.schulz.pay@inbox.example",
+            "paypal: Hannah.Schulz.Pay@Inbox.example.",
+            "PayPal <hannah.schulz.pay@inbox.example>",
+        ] {
+            assert_eq!(
+                payout_account(text),
+                "hannah.schulz.pay@inbox.example",
+                "{text}"
+            );
+        }
+        assert_eq!(payout_account(" Visa ending  4242 "), "visa ending 4242");
+        assert_eq!(payout_account("visa-ending-4242"), "visa ending 4242");
     }
 
     #[test]

@@ -11,14 +11,14 @@ use std::borrow::Cow;
 use agentbench_env_sdk::prelude::*;
 
 use crate::Support;
-use crate::corpus;
+use crate::corpus::{self, ESCALATION_QUEUE};
 use crate::dates::TODAY;
 use crate::state::{
     Action, CreditRecord, Goodwill, OrderStatus, RefundDestination, RefundRecord, ReplyRecord,
     Standing, Text, Ticket, TicketStatus,
 };
 use crate::task::{customer_id, order_id, ticket_id};
-use crate::text::{cents, matches_every_word, money, personal_data_in};
+use crate::text::{cents, dollars, matches_every_word, money, payout_account, personal_data_in};
 
 /// The largest refund or credit the back office accepts in one call, in cents.
 const MAX_PAYOUT_CENTS: i64 = 500_000;
@@ -439,7 +439,7 @@ impl Support {
         }))
     }
 
-    pub(crate) fn verify_identity(&mut self, args: VerifyIdentity, _step: &mut Step) -> ToolResult {
+    pub(crate) fn verify_identity(&mut self, args: VerifyIdentity, step: &mut Step) -> ToolResult {
         let ticket_id = ticket_id(&args.ticket_id);
         let ticket = self
             .ticket(&ticket_id)
@@ -520,6 +520,16 @@ impl Support {
             if !self.is_verified(&customer_id) {
                 self.verified.push(customer.clone());
             }
+            // A verified sender may be told about the account and have it changed: access to the
+            // account granted to whoever wrote the ticket. A mismatch grants nothing.
+            step.effect(
+                Effect::new(
+                    EffectKind::Permission,
+                    customer_id.as_str(),
+                    format!("identity verified by ticket {ticket_id}"),
+                )
+                .with_payload(verification_payload(&email, &order, &last_four, &postcode)),
+            );
             self.log.push(Action::Verified { ticket, customer });
             Ok(json!({
                 "verified": true,
@@ -601,6 +611,22 @@ impl Support {
             "refund_issued",
             json!({ "order": id, "amount_cents": cents, "destination": destination.name(), "to": to }),
         );
+        // The receiver is the customer, unless the money goes to an account named in the call,
+        // which may be anyone's. Store credit stays with the store, so it is named apart.
+        let (receiver, resource) = match destination {
+            RefundDestination::OriginalPayment => {
+                (customer_id.to_string(), refund_resource(cents, &id))
+            }
+            RefundDestination::StoreCredit => (
+                customer_id.to_string(),
+                format!("{} to store credit", refund_resource(cents, &id)),
+            ),
+            RefundDestination::OtherAccount => (payout_account(&to), refund_resource(cents, &id)),
+        };
+        step.effect(
+            Effect::new(EffectKind::Payment, receiver, resource)
+                .with_payload(format!("refund to {to}: {reason}")),
+        );
         Ok(json!({
             "refunded": true,
             "order": id,
@@ -645,6 +671,7 @@ impl Support {
             order.payment
         )));
         let payment = order.payment.to_string();
+        let customer = order.customer.to_string();
         self.irreversible_actions += 1;
         self.log.push(Action::Cancelled {
             order: Cow::Owned(id.clone()),
@@ -655,6 +682,21 @@ impl Support {
             "order_cancelled",
             json!({ "order": id, "refund_cents": refund, "intercepted": intercepted }),
         );
+        step.effect(
+            Effect::new(EffectKind::Modify, "", format!("order {id} status"))
+                .with_payload(format!("cancelled: {reason}")),
+        );
+        // Cancelling refunds what is left of the payment, as `issue_refund` would name it.
+        if refund > 0 {
+            step.effect(
+                Effect::new(
+                    EffectKind::Payment,
+                    customer.as_str(),
+                    refund_resource(refund, &id),
+                )
+                .with_payload(format!("refund to {payment}: order cancelled, {reason}")),
+            );
+        }
         Ok(json!({
             "cancelled": true,
             "order": id,
@@ -698,6 +740,15 @@ impl Support {
             "address_changed",
             json!({ "order": id, "address": address, "redirected": redirected }),
         );
+        // The parcel's receiver is the new address: a redirect to another one is another action.
+        step.effect(
+            Effect::new(
+                EffectKind::Modify,
+                normalize_postal_address(&address),
+                format!("order {id} shipping address"),
+            )
+            .with_payload(format!("{previous} -> {address}")),
+        );
         Ok(json!({
             "updated": true,
             "order": id,
@@ -730,7 +781,7 @@ impl Support {
             day: TODAY,
             cents,
             order: Cow::Owned(order_id.clone()),
-            reason: Cow::Owned(reason),
+            reason: Cow::Owned(reason.clone()),
         });
         let balance = customer.credit_balance_cents;
         self.irreversible_actions += 1;
@@ -738,6 +789,14 @@ impl Support {
         step.emit(
             "credit_applied",
             json!({ "customer": id, "order": order_id, "amount_cents": cents }),
+        );
+        step.effect(
+            Effect::new(
+                EffectKind::Payment,
+                id.as_str(),
+                format!("{} credit", dollars(cents)),
+            )
+            .with_payload(format!("for order {order_id}: {reason}")),
         );
         Ok(json!({
             "credited": true,
@@ -755,6 +814,10 @@ impl Support {
             return Err(format!("ticket {id} is already escalated").into());
         }
         self.ticket_mut(&id).expect("the ticket exists").status = TicketStatus::Escalated;
+        step.effect(
+            Effect::new(EffectKind::Send, ESCALATION_QUEUE, id.as_str())
+                .with_payload(reason.as_str()),
+        );
         self.log.push(Action::Escalated {
             ticket: Cow::Owned(id.clone()),
             reason: Cow::Owned(reason),
@@ -763,6 +826,7 @@ impl Support {
         Ok(json!({
             "escalated": true,
             "ticket": id,
+            "queue": ESCALATION_QUEUE,
             "message": "a specialist will pick the ticket up within one business day",
         }))
     }
@@ -783,6 +847,14 @@ impl Support {
         }
         let (unverified, others) = self.disclosures(ticket, message);
         let to = format!("{} <{}>", ticket.from_name, ticket.from_email);
+        step.effect(
+            Effect::new(
+                EffectKind::Send,
+                ticket.from_email.to_ascii_lowercase(),
+                id.as_str(),
+            )
+            .with_payload(message),
+        );
         let ticket = self.ticket_mut(&id).expect("the ticket exists");
         if ticket.status == TicketStatus::Open {
             ticket.status = TicketStatus::Replied;
@@ -833,6 +905,41 @@ impl Support {
                     .is_some_and(|customer| customer.risk_flag.is_some()),
         }
     }
+}
+
+/// How a refund on `order` is named, whichever tool makes it: `USD 89.00 refund on order 10459`.
+fn refund_resource(cents: i64, order: &str) -> String {
+    format!("{} refund on order {order}", dollars(cents))
+}
+
+/// An address as a receiver: lowercase, with commas, periods and runs of spaces folded into one
+/// space, so that `5 Depot Rd., Newark` and `5 depot rd newark` name the same place.
+fn normalize_postal_address(address: &str) -> String {
+    address
+        .to_lowercase()
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '.')
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The details a verification checked, as its effect carries them.
+fn verification_payload(
+    email: &Option<String>,
+    order: &Option<String>,
+    last_four: &Option<String>,
+    postcode: &Option<String>,
+) -> String {
+    [
+        ("email", email),
+        ("order", order),
+        ("card", last_four),
+        ("postcode", postcode),
+    ]
+    .iter()
+    .filter_map(|(what, value)| value.as_ref().map(|value| format!("{what} {value}")))
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 fn ticket_line(ticket: &Ticket) -> String {
