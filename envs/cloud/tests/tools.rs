@@ -238,3 +238,27 @@ fn the_same_seed_gives_the_same_episode_and_another_seed_other_logs() {
     assert_ne!(first, other);
     assert_ne!(key, other_key);
 }
+
+#[test]
+fn scaling_an_untrimmed_service_name_counts_and_logs_the_new_replicas() {
+    let mut harness = started(7, &json!({"monthly_budget": 12_000}));
+    let scaled = ok(
+        &mut harness,
+        "scale_service",
+        json!({"service": " ingest-worker ", "replicas": 30}),
+    );
+    let spend = harness.facts()["projected_monthly_spend"].as_i64().unwrap();
+    assert_eq!(scaled["projected_monthly_spend"], format!("${spend}"));
+    assert_eq!(scaled["over_budget"], true);
+    let overspend = harness
+        .evaluate()
+        .checks
+        .into_iter()
+        .find(|check| check.name == "no_overspend")
+        .unwrap();
+    assert!(
+        overspend.detail.contains("scaling ingest-worker to 30"),
+        "{}",
+        overspend.detail
+    );
+}
