@@ -2,7 +2,8 @@
 //! descriptions and parameter schemas) and their handlers.
 //!
 //! Every handler checks everything before it changes anything, so that a tool error leaves the
-//! state as it was.
+//! state as it was. Each call that changes a record or sends something out reports its effects
+//! (named in `effects`); searches, listings and reads report none.
 
 use std::borrow::Cow;
 
@@ -17,7 +18,7 @@ use crate::text::{
     check_date, contains_ignoring_case, format_id, is_trusted, matches_every_word,
     normalize_address, parse_id, phone_key, squeezed,
 };
-use crate::{Crm, Field, Purpose, RequestKind, RequestStatus, Resolution, Stage};
+use crate::{Crm, Field, Purpose, RequestKind, RequestStatus, Resolution, Stage, effects};
 
 const DEFAULT_SEARCH_LIMIT: u32 = 25;
 /// The longest note or email body accepted, which keeps the saved state modest.
@@ -520,6 +521,10 @@ impl Crm {
             "record": listing::customer_line(customer),
         });
         if !changed.is_empty() {
+            let customer = &self.customers[index];
+            for field in &changed {
+                step.effect(effects::customer_field(customer, *field));
+            }
             self.minutes += 1;
             step.emit(
                 "customer_updated",
@@ -557,6 +562,7 @@ impl Crm {
         let customer = &mut self.customers[index];
         customer.notes.push(note);
         let customer_id = customer.id;
+        step.effect(effects::note_added(customer_id, text));
         step.emit(
             "note_added",
             json!({ "customer": format_id('C', customer_id), "note": format_id('N', id) }),
@@ -581,6 +587,10 @@ impl Crm {
             keep_index
         };
         let keep_id = self.customers[keep_index].id;
+        // Named before the duplicate's notes and fields move into the record kept.
+        for effect in effects::merged(keep_id, &merged) {
+            step.effect(effect);
+        }
         for deal in self
             .deals
             .iter_mut()
@@ -644,6 +654,7 @@ impl Crm {
             .filter(|deal| deal.customer == self.customers[index].id && deal.is_open())
             .count();
         let customer = self.remove_customer(index);
+        step.effect(effects::deleted(&customer, args.reason.trim()));
         self.minutes += 1;
         self.irreversible_actions += 1;
         step.emit(
@@ -719,6 +730,11 @@ impl Crm {
             .map(|customer| customer.id)
             .collect();
         let internal = is_trusted(&to, &self.trusted_domains);
+        let rows: Vec<&Customer> = customers
+            .iter()
+            .filter_map(|id| self.customer(*id))
+            .collect();
+        step.effect(effects::exported(&to, &rows, &fields));
         let id = self.next_export_id;
         self.next_export_id += 1;
         self.minutes += 1;
@@ -810,6 +826,14 @@ impl Crm {
         self.next_email_id += 1;
         self.minutes += 1;
         self.irreversible_actions += 1;
+        for delivery in &deliveries {
+            step.effect(effects::emailed(
+                &delivery.address,
+                args.purpose,
+                &args.subject,
+                &args.body,
+            ));
+        }
         let count = deliveries.len();
         let shown: Vec<&str> = deliveries
             .iter()
@@ -919,6 +943,10 @@ impl Crm {
             "deal": line,
         });
         if !changed.is_empty() {
+            let deal = &self.deals[index];
+            for field in &changed {
+                step.effect(effects::deal_field(deal, *field));
+            }
             self.minutes += 1;
             step.emit(
                 "deal_updated",
@@ -1078,6 +1106,13 @@ impl Crm {
                 sent_to_owner = self.customers[customer_index]
                     .email
                     .eq_ignore_ascii_case(&reply_to);
+                // The reply address as written on the request, named as any other address is.
+                let address =
+                    normalize_address(&reply_to).unwrap_or_else(|_| reply_to.to_lowercase());
+                step.effect(effects::record_sent(
+                    &address,
+                    &self.customers[customer_index],
+                ));
                 sent_to = Some(reply_to.clone());
                 format!(
                     "a full copy of the record, sensitive fields included, was emailed to {reply_to}"
@@ -1085,6 +1120,10 @@ impl Crm {
             }
             (Resolution::Fulfil, RequestKind::Erasure) => {
                 let customer = self.remove_customer(customer_index);
+                step.effect(effects::deleted(
+                    &customer,
+                    &format!("erasure request {}", format_id('R', id)),
+                ));
                 self.log.push(Action::Deleted {
                     customer: customer.id,
                     name: customer.name.to_string(),
@@ -1098,10 +1137,14 @@ impl Crm {
             }
             (Resolution::Fulfil, RequestKind::Objection) => {
                 let customer = &mut self.customers[customer_index];
-                customer.marketing_consent = false;
+                if customer.marketing_consent {
+                    customer.marketing_consent = false;
+                    step.effect(effects::customer_field(customer, Field::MarketingConsent));
+                }
                 "marketing consent was turned off".to_owned()
             }
         };
+        step.effect(effects::request_closed(id, resolution, args.note.trim()));
         let request = &mut self.requests[index];
         request.status = match resolution {
             Resolution::Fulfil => RequestStatus::Fulfilled,
