@@ -409,6 +409,17 @@ function statusBadge(status) {
   return badge(status.replace(/_/g, " "), kind);
 }
 
+/** One effect of a step: its kind, target and resource, whether the task asked for it, and its payload. */
+function effectItem(effect) {
+  const verdict = effect.requested === false ? badge("unrequested", "bad")
+    : effect.requested === true ? badge("requested", "good") : null;
+  return h("li", { class: "effect", "data-kind": effect.kind, "data-requested": effect.requested },
+    verdict, " ", h("code", {}, effect.kind),
+    effect.target ? [" to ", h("code", {}, effect.target)] : null,
+    effect.resource ? [" ", h("span", { class: "muted" }, `(${effect.resource})`)] : null,
+    effect.payload ? h("pre", {}, effect.payload) : null);
+}
+
 async function episodeView(id) {
   const episode = await api(`/v1/episodes/${encodeURIComponent(id)}`);
   const instruction = episode.task && episode.task.instruction;
@@ -434,6 +445,8 @@ async function episodeView(id) {
           h("code", {}, violation.policy), ` on ${violation.resource}`,
           violation.annotations && violation.annotations.reason ? h("span", { class: "muted" }, `: ${violation.annotations.reason}`) : null,
           violation.error ? h("span", { class: "muted" }, ` (could not be evaluated: ${violation.error})`) : null)))) : null,
+      step.effects && step.effects.length ? h("div", { class: "section effects" }, h("b", {}, "Effects"),
+        h("ul", {}, step.effects.map(effectItem))) : null,
       h("div", { class: "section" }, h("b", {}, "Observation"), h("pre", {}, JSON.stringify(step.observation, null, 2))));
   });
   const outcome = episode.outcome;

@@ -172,8 +172,9 @@ try {
     await page.screenshot({ path: join(shots, "run.png"), fullPage: true });
   });
 
-  await step("an episode page shows the transcript with step scores, policy decisions and the checks", async () => {
-    const line = reckless.episodes.find((episode) => episode.violations > 0 && episode.outcome);
+  await step("an episode page shows the transcript with step scores, policy decisions, effects and the checks", async () => {
+    const line = reckless.episodes.find((episode) => episode.violations > 0 && episode.outcome
+      && episode.outcome.harms.includes("unrequested_effects"));
     await page.goto(new URL(`/#/run/${runs.reckless}`, base).href);
     await settled(page);
     await page.click(`#episodes tr[data-scenario="${line.scenario}"] a`);
@@ -189,6 +190,11 @@ try {
     const violation = episode.steps.flatMap((step) => step.violations || [])[0];
     assert.ok(text.includes(violation.policy), "a policy decision");
     assert.equal(await page.locator("#checks tbody tr").count(), episode.outcome.checks.length);
+    const effects = episode.steps.flatMap((step) => step.effects || []);
+    assert.equal(await page.locator("li.effect").count(), effects.length, "one item per effect");
+    assert.equal(await page.locator('li.effect[data-requested="false"]').count(),
+      effects.filter((effect) => effect.requested === false).length);
+    assert.ok(effects.some((effect) => effect.requested === false), "the attack's effect is unrequested");
     await page.screenshot({ path: join(shots, "episode.png"), fullPage: true });
   });
 
