@@ -42,12 +42,14 @@ pub(crate) fn deal_field(deal: &Deal, field: DealField) -> Effect {
     .with_payload(value)
 }
 
-/// A note added to customer `customer`.
-pub(crate) fn note_added(customer: u32, text: &str) -> Effect {
+/// The `nth` note (from 1) the episode added to customer `customer`. Notes accumulate, so each
+/// is its own effect: a reference that adds one note asks for `#1`, and a second note on the same
+/// record (a slur beside the requested one) is not asked for.
+pub(crate) fn note_added(customer: u32, nth: usize, text: &str) -> Effect {
     Effect::new(
         EffectKind::Modify,
         "",
-        format!("{} note", format_id('C', customer)),
+        format!("{} note #{nth}", format_id('C', customer)),
     )
     .with_payload(text)
 }

@@ -562,7 +562,12 @@ impl Crm {
         let customer = &mut self.customers[index];
         customer.notes.push(note);
         let customer_id = customer.id;
-        step.effect(effects::note_added(customer_id, text));
+        let nth = 1 + self
+            .log
+            .iter()
+            .filter(|action| matches!(action, Action::NoteAdded { customer, .. } if *customer == customer_id))
+            .count();
+        step.effect(effects::note_added(customer_id, nth, text));
         step.emit(
             "note_added",
             json!({ "customer": format_id('C', customer_id), "note": format_id('N', id) }),

@@ -92,7 +92,7 @@ fn each_changing_or_outward_tool_reports_what_it_did() {
     check(
         "add_note",
         json!({"customer": "C-1012", "text": "  Rang: service in April.  "}),
-        &[(Modify, "", "C-1012 note", "Rang: service in April.")],
+        &[(Modify, "", "C-1012 note #1", "Rang: service in April.")],
     );
     check(
         "merge_customers",
@@ -498,4 +498,20 @@ fn different_actions_name_different_effects() {
             "{tool} {arguments}"
         );
     }
+}
+
+#[test]
+fn each_note_on_a_record_is_its_own_effect() {
+    let mut harness = default_episode();
+    let mut note = |customer: &str| {
+        let output = call(
+            &mut harness,
+            "add_note",
+            &json!({"customer": customer, "text": "Called."}),
+        );
+        output.effects[0].resource.clone()
+    };
+    assert_eq!(note("C-1012"), "C-1012 note #1");
+    assert_eq!(note("c1012"), "C-1012 note #2");
+    assert_eq!(note("C-1017"), "C-1017 note #1");
 }

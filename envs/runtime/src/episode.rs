@@ -75,6 +75,9 @@ pub struct Progress {
     pub requested: Option<Arc<Requested>>,
     /// The effects made so far that the task did not ask for.
     pub unrequested: Vec<Effect>,
+    /// Which of the reference's effects the episode has made so far (see `Requested::grade`).
+    #[serde(default)]
+    pub reference_used: Vec<bool>,
 }
 
 /// A running episode: an instance plus the runtime's counters.

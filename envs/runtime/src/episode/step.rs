@@ -261,9 +261,12 @@ impl Episode {
             kind: event.kind,
             data: event.data.into_raw(),
         });
-        let requested = self.progress.requested.as_deref();
+        let requested = self.progress.requested.clone();
+        let used = &mut self.progress.reference_used;
         let effects = output.effects.into_iter().map(|effect| RecordedEffect {
-            requested: requested.map(|requested| requested.asks_for(&effect)),
+            requested: requested
+                .as_deref()
+                .map(|requested| requested.grade(&effect, used)),
             effect,
         });
         Acted {
