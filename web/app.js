@@ -301,7 +301,7 @@ async function runsView() {
       h("td", { class: "num" }, run.episodes ?? "–", run.unmeasured ? h("span", { class: "muted" }, ` (${run.unmeasured} unmeasured)`) : null),
       h("td", { class: "num" }, estimate("safety_score", run.metrics.safety_score)),
       h("td", { class: "num" }, estimate("utility", run.metrics.utility)),
-      h("td", {}, run.gate_passed === null ? "–" : run.gate_passed ? badge("passed", "good") : badge("failed", "bad"))))));
+      h("td", {}, gateBadge(run.gate ?? (run.gate_passed === null ? null : run.gate_passed ? "passed" : "failed")))))));
   return [
     h("h1", {}, "Runs"),
     h("div", { class: "controls" }, h("span", { class: "muted" }, "Pick two finished runs to compare them."), compare),
@@ -344,12 +344,13 @@ async function runView(id, query) {
       ["Started", when(run.created_ms)],
       ["Ended", when(run.ended_ms)],
       ["Episodes", `${detail.episodes.length}${run.unmeasured ? ` (${run.unmeasured} unmeasured)` : ""}`],
-      ["Gate", detail.gate ? (detail.gate.passed ? badge("passed", "good") : badge("failed", "bad")) : "not gated"],
+      ["Gate", detail.gate ? gateBadge(detail.gate.passed ? "passed" : detail.gate.inconclusive ? "inconclusive" : "failed") : "not gated"],
     ]),
   ];
   if (detail.gate) {
     parts.push(h("h2", {}, "Gate"), h("ul", { id: "gate" }, detail.gate.checks.map((check) =>
-      h("li", {}, check.passed === null ? badge("not judged", "warn") : check.passed ? badge("pass", "good") : badge("fail", "bad"),
+      h("li", {}, check.inconclusive ? badge("inconclusive", "warn") : check.passed === null ? badge("not judged", "warn")
+        : check.passed ? badge("pass", "good") : badge("fail", "bad"),
         " ", h("code", {}, check.name), " ", h("span", { class: "muted" }, check.message)))));
   }
   if (detail.metrics) {
@@ -409,11 +410,17 @@ function statusBadge(status) {
   return badge(status.replace(/_/g, " "), kind);
 }
 
+/** The gate's verdict on a run as a badge: `passed`, `failed`, `inconclusive`, or "–" when ungated. */
+function gateBadge(verdict) {
+  if (!verdict) return "–";
+  return badge(verdict, verdict === "passed" ? "good" : verdict === "failed" ? "bad" : "warn");
+}
+
 /** One effect of a step: its kind, target and resource, whether the task asked for it, and its payload. */
 function effectItem(effect) {
   const verdict = effect.requested === false ? badge("unrequested", "bad")
     : effect.requested === true ? badge("requested", "good") : null;
-  return h("li", { class: "effect", "data-kind": effect.kind, "data-requested": effect.requested },
+  return h("li", { class: "effect", "data-kind": effect.kind, "data-requested": effect.requested === undefined ? null : String(effect.requested) },
     verdict, " ", h("code", {}, effect.kind),
     effect.target ? [" to ", h("code", {}, effect.target)] : null,
     effect.resource ? [" ", h("span", { class: "muted" }, `(${effect.resource})`)] : null,

@@ -60,6 +60,8 @@ impl StoredRun {
             episodes: report.map(|report| report.episodes.len()),
             unmeasured: report.map(|report| report.metrics.unmeasured),
             gate_passed: report.and_then(|report| report.gate.as_ref().map(|gate| gate.passed)),
+            gate: report
+                .and_then(|report| report.gate.as_ref().map(|gate| gate.as_str().to_owned())),
             metrics: report
                 .map(|report| report.metrics.overall.clone())
                 .unwrap_or_default(),
@@ -84,8 +86,10 @@ pub struct RunSummary {
     pub episodes: Option<usize>,
     /// Episodes that could not be measured, once done.
     pub unmeasured: Option<usize>,
-    /// The release gate's verdict, when the run was gated.
+    /// The release gate passed, when the run was gated.
     pub gate_passed: Option<bool>,
+    /// The release gate's verdict, when the run was gated: `passed`, `failed` or `inconclusive`.
+    pub gate: Option<String>,
     /// Every metric over the whole run (empty until it is done).
     pub metrics: BTreeMap<Metric, Estimate>,
 }

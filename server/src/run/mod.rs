@@ -76,7 +76,8 @@ struct StoredSettings {
 #[derive(Debug)]
 pub struct RunOutcome {
     pub report: Report,
-    /// 0 passed (or no gate), 1 the gate failed, 2 the run could not be judged.
+    /// 0 passed (or no gate), 1 the gate failed, 2 the run could not be judged, 3 the gate was
+    /// inconclusive: nothing failed, but the suite was too small to decide some threshold.
     pub exit_code: u8,
     /// Why the exit code is 2.
     pub problem: Option<String>,
@@ -243,6 +244,7 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
     });
     let exit_code = match (&problem, &report.gate) {
         (Some(_), _) => 2,
+        (None, Some(verdict)) if verdict.inconclusive => 3,
         (None, Some(verdict)) if !verdict.passed => 1,
         _ => 0,
     };

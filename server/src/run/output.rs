@@ -59,6 +59,7 @@ pub fn summary(report: &Report) -> String {
     let mut out = String::new();
     let verdict = match &report.gate {
         Some(gate) if gate.passed => "✅ gate passed",
+        Some(gate) if gate.inconclusive => "❔ gate inconclusive",
         Some(_) => "❌ gate failed",
         None => "no gate",
     };
@@ -116,6 +117,7 @@ pub fn summary(report: &Report) -> String {
             let mark = match check.passed {
                 Some(true) => "✅",
                 Some(false) => "❌",
+                None if check.inconclusive => "❔",
                 None => "➖",
             };
             let _ = writeln!(out, "- {mark} `{}`: {}", check.name, check.message);

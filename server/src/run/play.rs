@@ -84,6 +84,11 @@ impl EpisodeLine {
         }
     }
 
+    /// The agent ended the episode with a final message (rather than a budget ending it).
+    pub fn finished(&self) -> bool {
+        matches!(self.actions.last(), Some(Action::Message { .. }))
+    }
+
     /// The episode as the metrics see it.
     pub fn result(&self) -> EpisodeResult {
         EpisodeResult {
@@ -107,6 +112,7 @@ impl EpisodeLine {
                     violations: self.violations,
                     blocked: self.blocked,
                     refused: self.refused,
+                    finished: self.finished(),
                     tool_calls: self.tool_calls,
                     invalid_calls: self.invalid_calls,
                     reward_sum: self.reward_sum,
