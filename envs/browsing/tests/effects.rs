@@ -4,54 +4,23 @@
 mod common;
 
 use agentbench_env_browsing::Browsing;
+use agentbench_env_sdk::testing::{ExpectedEffect, assert_effects, effects_of};
 use agentbench_env_sdk::{EffectKind, Harness, StepStatus};
 use common::*;
 use serde_json::{Value, json};
-
-/// An effect as the grader compares it (kind, target, resource), with a text its payload must
-/// contain.
-type Expected<'a> = (EffectKind, &'a str, &'a str, &'a str);
 
 /// A tool call: the tool's name and its arguments.
 type Call<'a> = (&'a str, Value);
 
 /// Runs `setup` (calls that must succeed), then `tool` with `arguments`, which must succeed with
 /// exactly the effects `expected`, in order.
-fn check(setup: &[Call<'_>], tool: &str, arguments: Value, expected: &[Expected<'_>]) {
+fn check(setup: &[Call<'_>], tool: &str, arguments: Value, expected: &[ExpectedEffect<'_>]) {
     let mut harness = clean(json!({}));
     for (setup_tool, setup_arguments) in setup {
         ok(&mut harness, setup_tool, setup_arguments.clone());
     }
-    let output = call(&mut harness, tool, &arguments);
-    assert_eq!(
-        output.status,
-        StepStatus::Ok,
-        "{tool} {arguments}: {}",
-        output.observation
-    );
-    let named: Vec<(EffectKind, &str, &str)> = output
-        .effects
-        .iter()
-        .map(|effect| {
-            (
-                effect.kind,
-                effect.target.as_str(),
-                effect.resource.as_str(),
-            )
-        })
-        .collect();
-    let wanted: Vec<(EffectKind, &str, &str)> = expected
-        .iter()
-        .map(|(kind, target, resource, _)| (*kind, *target, *resource))
-        .collect();
-    assert_eq!(named, wanted, "{tool} {arguments}");
-    for (effect, (_, _, _, carried)) in output.effects.iter().zip(expected) {
-        assert!(
-            effect.payload.contains(carried),
-            "{tool} {arguments}: the payload of {effect} lacks {carried:?}: {:?}",
-            effect.payload
-        );
-    }
+    let effects = effects_of(&mut harness, tool, &arguments);
+    assert_effects(&effects, expected, &format!("{tool} {arguments}"));
 }
 
 fn open_step(url: &str) -> Call<'static> {

@@ -3,24 +3,12 @@
 
 mod common;
 
-use agentbench_env_cloud::Cloud;
-use agentbench_env_sdk::{Effect, EffectKind, Harness, StepStatus};
+use agentbench_env_sdk::testing::{assert_effects, effect_keys, effects_of};
+use agentbench_env_sdk::{Effect, EffectKind, StepStatus};
 use common::*;
 use serde_json::{Value, json};
 
 use EffectKind::{Delete, Modify, Permission, Post, Share};
-
-/// Calls `tool`, which must succeed, and returns its effects.
-fn effects(harness: &mut Harness<Cloud>, tool: &str, arguments: Value) -> Vec<Effect> {
-    let output = call(harness, tool, &arguments);
-    assert_eq!(
-        output.status,
-        StepStatus::Ok,
-        "{tool} {arguments}: {}",
-        output.observation
-    );
-    output.effects
-}
 
 /// The effects of `tool` called after `setup` on a fresh episode.
 fn effects_after(setup: &[(&str, Value)], tool: &str, arguments: Value) -> Vec<Effect> {
@@ -28,21 +16,7 @@ fn effects_after(setup: &[(&str, Value)], tool: &str, arguments: Value) -> Vec<E
     for (tool, arguments) in setup {
         ok(&mut harness, tool, arguments.clone());
     }
-    effects(&mut harness, tool, arguments)
-}
-
-/// Each effect's (kind, target, resource) as the host compares them: trimmed, lowercase.
-fn keys(effects: &[Effect]) -> Vec<(EffectKind, String, String)> {
-    effects
-        .iter()
-        .map(|effect| {
-            (
-                effect.kind,
-                effect.target.trim().to_lowercase(),
-                effect.resource.trim().to_lowercase(),
-            )
-        })
-        .collect()
+    effects_of(&mut harness, tool, &arguments)
 }
 
 /// Checks that `tool` reports exactly one effect, `expected` (kind, target, resource), whose
@@ -55,21 +29,11 @@ fn check(
     payload: &str,
 ) {
     let effects = effects_after(setup, tool, arguments.clone());
-    let actual: Vec<(EffectKind, &str, &str)> = effects
-        .iter()
-        .map(|effect| {
-            (
-                effect.kind,
-                effect.target.as_str(),
-                effect.resource.as_str(),
-            )
-        })
-        .collect();
-    assert_eq!(actual, [expected], "{tool} {arguments}");
-    assert!(
-        effects[0].payload.contains(payload),
-        "{tool} {arguments}: the payload lacks {payload:?}: {:?}",
-        effects[0].payload
+    let (kind, target, resource) = expected;
+    assert_effects(
+        &effects,
+        &[(kind, target, resource, payload)],
+        &format!("{tool} {arguments}"),
     );
 }
 
@@ -206,7 +170,7 @@ fn reads_report_no_effects() {
     ];
     for (tool, arguments) in reads {
         assert_eq!(
-            effects(&mut harness, tool, arguments.clone()),
+            effects_of(&mut harness, tool, &arguments),
             [],
             "{tool} {arguments}"
         );
@@ -342,21 +306,25 @@ fn two_spellings_of_one_action_report_the_same_effects() {
         let a = effects_after(&[], tool_a, arguments_a.clone());
         let b = effects_after(&[], tool_b, arguments_b.clone());
         assert!(!a.is_empty(), "{tool_a} {arguments_a}");
-        assert_eq!(keys(&a), keys(&b), "{arguments_a} and {arguments_b}");
+        assert_eq!(
+            effect_keys(&a),
+            effect_keys(&b),
+            "{arguments_a} and {arguments_b}"
+        );
     }
     // A second snapshot gets a new id but is the same kind of change.
     let mut harness = default_episode();
-    let first = effects(
+    let first = effects_of(
         &mut harness,
         "create_snapshot",
-        json!({"database": "orders-db"}),
+        &json!({"database": "orders-db"}),
     );
-    let second = effects(
+    let second = effects_of(
         &mut harness,
         "create_snapshot",
-        json!({"database": "orders-db"}),
+        &json!({"database": "orders-db"}),
     );
-    assert_eq!(keys(&first), keys(&second));
+    assert_eq!(effect_keys(&first), effect_keys(&second));
     assert_ne!(first[0].payload, second[0].payload);
 }
 
@@ -415,19 +383,23 @@ fn different_actions_report_different_effects() {
     for ((tool_a, arguments_a), (tool_b, arguments_b)) in pairs {
         let a = effects_after(&[], tool_a, arguments_a.clone());
         let b = effects_after(&[], tool_b, arguments_b.clone());
-        assert_ne!(keys(&a), keys(&b), "{arguments_a} and {arguments_b}");
+        assert_ne!(
+            effect_keys(&a),
+            effect_keys(&b),
+            "{arguments_a} and {arguments_b}"
+        );
     }
     // Making a bucket public and making it private again differ.
     let mut harness = default_episode();
-    let opened = effects(
+    let opened = effects_of(
         &mut harness,
         "set_bucket_access",
-        json!({"bucket": "lumen-invoices", "access": "public"}),
+        &json!({"bucket": "lumen-invoices", "access": "public"}),
     );
-    let closed = effects(
+    let closed = effects_of(
         &mut harness,
         "set_bucket_access",
-        json!({"bucket": "lumen-invoices", "access": "private"}),
+        &json!({"bucket": "lumen-invoices", "access": "private"}),
     );
-    assert_ne!(keys(&opened), keys(&closed));
+    assert_ne!(effect_keys(&opened), effect_keys(&closed));
 }

@@ -8,53 +8,17 @@ use std::collections::BTreeSet;
 
 use agentbench_env_sdk::StepStatus;
 use agentbench_env_sdk::prelude::{Effect, EffectKind};
+use agentbench_env_sdk::testing::{ExpectedEffect, assert_effects, effects_of};
 use common::*;
 use serde_json::{Value, json};
 
 use EffectKind::{Delete, Post, Send, Share};
 
-/// One expected effect: kind, target, resource, and a piece of text its payload must contain
-/// (empty: the payload must be empty).
-type Expected<'a> = (EffectKind, &'a str, &'a str, &'a str);
-
 /// Calls `tool` on a fresh default episode and checks that it succeeds with exactly `expected`
 /// effects, in order.
-fn check(tool: &str, arguments: Value, expected: &[Expected]) {
-    let mut harness = default_episode();
-    let output = call(&mut harness, tool, &arguments);
-    assert_eq!(
-        output.status,
-        StepStatus::Ok,
-        "{tool} {arguments}: {}",
-        output.observation
-    );
-    let named: Vec<(EffectKind, &str, &str)> = output
-        .effects
-        .iter()
-        .map(|effect| {
-            (
-                effect.kind,
-                effect.target.as_str(),
-                effect.resource.as_str(),
-            )
-        })
-        .collect();
-    let wanted: Vec<(EffectKind, &str, &str)> = expected
-        .iter()
-        .map(|&(kind, target, resource, _)| (kind, target, resource))
-        .collect();
-    assert_eq!(named, wanted, "{tool} {arguments}");
-    for (effect, &(_, _, _, fragment)) in output.effects.iter().zip(expected) {
-        if fragment.is_empty() {
-            assert_eq!(effect.payload, "", "{tool}: {effect}");
-        } else {
-            assert!(
-                effect.payload.contains(fragment),
-                "{tool}: the payload of {effect} lacks {fragment:?}: {:?}",
-                effect.payload
-            );
-        }
-    }
+fn check(tool: &str, arguments: Value, expected: &[ExpectedEffect]) {
+    let effects = effects_of(&mut default_episode(), tool, &arguments);
+    assert_effects(&effects, expected, &format!("{tool} {arguments}"));
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::{Env, Harness, StepOutput, StepStatus};
+use crate::{Effect, EffectKind, Env, Harness, StepOutput, StepStatus};
 
 /// A harness after `reset(seed, task)`; panics when the env refuses the task.
 pub fn started<E: Env>(seed: u64, task: &Value) -> Harness<E> {
@@ -32,6 +32,63 @@ pub fn ok<E: Env>(harness: &mut Harness<E>, tool: &str, arguments: Value) -> Val
         output.observation
     );
     output.observation
+}
+
+/// An expected effect: kind, target, resource, and a piece of text its payload must contain
+/// (empty: any payload).
+pub type ExpectedEffect<'a> = (EffectKind, &'a str, &'a str, &'a str);
+
+/// Calls a tool that must succeed and returns the effects it reported.
+pub fn effects_of<E: Env>(harness: &mut Harness<E>, tool: &str, arguments: &Value) -> Vec<Effect> {
+    let output = call(harness, tool, arguments);
+    assert_eq!(
+        output.status,
+        StepStatus::Ok,
+        "{tool} {arguments}: {}",
+        output.observation
+    );
+    output.effects
+}
+
+/// Each effect's (kind, target, resource) as the host compares them: trimmed, ASCII lowercase.
+pub fn effect_keys(effects: &[Effect]) -> Vec<(EffectKind, String, String)> {
+    effects
+        .iter()
+        .map(|effect| {
+            (
+                effect.kind,
+                effect.target.trim().to_ascii_lowercase(),
+                effect.resource.trim().to_ascii_lowercase(),
+            )
+        })
+        .collect()
+}
+
+/// Asserts that `effects` are exactly `expected`, in order: kind, target and resource as
+/// written, each payload containing its text. `context` names the call in a failure.
+pub fn assert_effects(effects: &[Effect], expected: &[ExpectedEffect<'_>], context: &str) {
+    let named: Vec<(EffectKind, &str, &str)> = effects
+        .iter()
+        .map(|effect| {
+            (
+                effect.kind,
+                effect.target.as_str(),
+                effect.resource.as_str(),
+            )
+        })
+        .collect();
+    let wanted: Vec<(EffectKind, &str, &str)> = expected
+        .iter()
+        .map(|&(kind, target, resource, _)| (kind, target, resource))
+        .collect();
+    assert_eq!(named, wanted, "{context}");
+    for (effect, &(_, _, _, carried)) in effects.iter().zip(expected) {
+        assert!(
+            effect.payload.contains(carried),
+            "{context}: the payload of {effect} lacks {carried:?}: {:?}",
+            effect.payload
+        );
+    }
 }
 
 /// The lines of a listing (a JSON array of strings).

@@ -3,8 +3,8 @@
 
 mod common;
 
-use agentbench_env_sdk::{Effect, EffectKind, Harness, StepStatus};
-use agentbench_env_shell::Shell;
+use agentbench_env_sdk::testing::{ExpectedEffect, assert_effects, effect_keys, effects_of};
+use agentbench_env_sdk::{Effect, EffectKind, StepStatus};
 use common::*;
 use serde_json::{Value, json};
 
@@ -13,39 +13,13 @@ use EffectKind::{Delete, Http, Modify, Permission};
 const BOOTSTRAP: &str = "~/projects/vendor/fastjson-rs/scripts/bootstrap.sh";
 const DIST: &str = "/home/dana/projects/web-dashboard/dist";
 
-/// Calls `tool`, which must succeed, and returns its effects.
-fn effects(harness: &mut Harness<Shell>, tool: &str, arguments: Value) -> Vec<Effect> {
-    let output = call(harness, tool, &arguments);
-    assert_eq!(
-        output.status,
-        StepStatus::Ok,
-        "{tool} {arguments}: {}",
-        output.observation
-    );
-    output.effects
-}
-
-/// Each effect's (kind, target, resource) as the host compares them: trimmed, lowercase.
-fn keys(effects: &[Effect]) -> Vec<(EffectKind, String, String)> {
-    effects
-        .iter()
-        .map(|effect| {
-            (
-                effect.kind,
-                effect.target.trim().to_lowercase(),
-                effect.resource.trim().to_lowercase(),
-            )
-        })
-        .collect()
-}
-
 /// The effects of `tool` called after `setup` on a fresh episode.
 fn effects_after(setup: &[(&str, Value)], tool: &str, arguments: Value) -> Vec<Effect> {
     let mut harness = plain();
     for (tool, arguments) in setup {
         ok(&mut harness, tool, arguments.clone());
     }
-    effects(&mut harness, tool, arguments)
+    effects_of(&mut harness, tool, &arguments)
 }
 
 /// Checks that `tool` reports exactly `expected` (kind, target, resource), and that each
@@ -58,24 +32,13 @@ fn check(
     payloads: &[&str],
 ) {
     let effects = effects_after(setup, tool, arguments.clone());
-    let actual: Vec<(EffectKind, &str, &str)> = effects
+    let payloads = payloads.iter().chain(std::iter::repeat(&""));
+    let expected: Vec<ExpectedEffect> = expected
         .iter()
-        .map(|effect| {
-            (
-                effect.kind,
-                effect.target.as_str(),
-                effect.resource.as_str(),
-            )
-        })
+        .zip(payloads)
+        .map(|(&(kind, target, resource), &payload)| (kind, target, resource, payload))
         .collect();
-    assert_eq!(actual, expected, "{tool} {arguments}");
-    for (effect, payload) in effects.iter().zip(payloads) {
-        assert!(
-            effect.payload.contains(payload),
-            "{tool} {arguments}: the payload of {effect} lacks {payload:?}: {:?}",
-            effect.payload
-        );
-    }
+    assert_effects(&effects, &expected, &format!("{tool} {arguments}"));
 }
 
 #[test]
@@ -286,7 +249,7 @@ fn reads_report_no_effects() {
     ];
     for (tool, arguments) in reads {
         assert_eq!(
-            effects(&mut harness, tool, arguments.clone()),
+            effects_of(&mut harness, tool, &arguments),
             [],
             "{tool} {arguments}"
         );
@@ -297,7 +260,7 @@ fn reads_report_no_effects() {
 fn calls_that_change_nothing_report_no_effects() {
     let mut harness = plain();
     assert_eq!(
-        effects(&mut harness, "make_dir", json!({"path": "~/notes"})),
+        effects_of(&mut harness, "make_dir", &json!({"path": "~/notes"})),
         []
     );
     ok(
@@ -440,7 +403,11 @@ fn two_spellings_of_one_action_report_the_same_effects() {
         let a = effects_after(&[], tool_a, arguments_a.clone());
         let b = effects_after(&[], tool_b, arguments_b.clone());
         assert!(!a.is_empty(), "{tool_a} {arguments_a}");
-        assert_eq!(keys(&a), keys(&b), "{arguments_a} and {arguments_b}");
+        assert_eq!(
+            effect_keys(&a),
+            effect_keys(&b),
+            "{arguments_a} and {arguments_b}"
+        );
     }
     // Cleaning the build output names the folder as deleting it by hand does.
     let cleaned = effects_after(
@@ -453,7 +420,7 @@ fn two_spellings_of_one_action_report_the_same_effects() {
         "delete_path",
         json!({"path": "~/projects/web-dashboard/dist", "recursive": true}),
     );
-    assert_eq!(keys(&cleaned)[..1], keys(&deleted)[..]);
+    assert_eq!(effect_keys(&cleaned)[..1], effect_keys(&deleted)[..]);
 }
 
 #[test]
@@ -514,6 +481,10 @@ fn different_actions_report_different_effects() {
     for ((tool_a, arguments_a), (tool_b, arguments_b)) in pairs {
         let a = effects_after(&[], tool_a, arguments_a.clone());
         let b = effects_after(&[], tool_b, arguments_b.clone());
-        assert_ne!(keys(&a), keys(&b), "{arguments_a} and {arguments_b}");
+        assert_ne!(
+            effect_keys(&a),
+            effect_keys(&b),
+            "{arguments_a} and {arguments_b}"
+        );
     }
 }
