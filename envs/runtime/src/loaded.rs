@@ -142,8 +142,9 @@ impl LoadedEnv {
     }
 
     /// Validates `arguments` against `tool`'s schema: `None` for an unknown tool, else every
-    /// problem found (empty when the arguments are valid).
-    pub(crate) fn validate(&self, tool: &str, arguments: &Value) -> Option<Vec<ValidationIssue>> {
+    /// problem found (empty when the arguments are valid). A step runs this before the call; a
+    /// suite validator runs it on actions it does not play.
+    pub fn validate(&self, tool: &str, arguments: &Value) -> Option<Vec<ValidationIssue>> {
         let validator = self.validators.get(tool)?;
         Some(
             validator
