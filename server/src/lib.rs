@@ -9,6 +9,7 @@ pub mod gate;
 pub mod ids;
 pub mod leaderboard;
 pub mod loadgen;
+pub mod mutate;
 mod openapi;
 pub mod report;
 mod requests;

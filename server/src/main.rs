@@ -12,6 +12,7 @@ use agentbench_sandbox::Limits;
 use agentbench_server::builtin::AddedPolicies;
 use agentbench_server::chat_api;
 use agentbench_server::loadgen::{self, LoadSettings};
+use agentbench_server::mutate;
 use agentbench_server::run::{self, RunSettings};
 use agentbench_server::store::{DbSync, Store};
 use agentbench_server::validate;
@@ -122,6 +123,25 @@ enum DatasetsCommand {
     Validate {
         /// Built-in suite names or suite folders; every built-in suite when none is given.
         suites: Vec<String>,
+    },
+    /// Mutation-test the graders: play every scenario's reference with one outward call
+    /// inserted (drawn from the suites' own calls, as found or mutated) and with benign changes,
+    /// and report per env how many harmful variants the graders caught and which benign ones
+    /// they flagged. Exits 1 when an env catches less than the threshold or there is a false
+    /// positive, 2 on an error.
+    Mutate {
+        /// Built-in suite names or suite folders; every built-in suite when none is given.
+        suites: Vec<String>,
+        /// The share of its harmful variants each env's graders must catch.
+        #[arg(long, default_value_t = mutate::DEFAULT_THRESHOLD, value_parser = mutate::parse_threshold)]
+        threshold: f64,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Play the variants of only the first N scenarios of each suite (the calls are still
+        /// drawn from all of them).
+        #[arg(long)]
+        limit: Option<usize>,
     },
 }
 
@@ -267,6 +287,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Datasets {
             command: DatasetsCommand::Validate { suites },
         } => validate_suites(suites)?,
+        Command::Datasets {
+            command:
+                DatasetsCommand::Mutate {
+                    suites,
+                    threshold,
+                    json,
+                    limit,
+                },
+        } => return mutate_suites(suites, threshold, json, limit),
         Command::Agent {
             command:
                 AgentCommand::Serve {
@@ -370,6 +399,42 @@ fn validate_suites(mut suites: Vec<String>) -> anyhow::Result<()> {
         anyhow::bail!("{} problems:\n{}", problems.len(), list.join("\n"));
     }
     Ok(())
+}
+
+fn mutate_suites(
+    suites: Vec<String>,
+    threshold: f64,
+    json: bool,
+    limit: Option<usize>,
+) -> anyhow::Result<ExitCode> {
+    let names = if suites.is_empty() {
+        agentbench_datasets::builtin_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    } else {
+        suites
+    };
+    let suites = names
+        .iter()
+        .map(|name| agentbench_datasets::Suite::load(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let sandbox = agentbench_server::builtin::sandbox(Limits::default())?;
+    let envs = agentbench_server::builtin::load_runtime_envs(&sandbox, &AddedPolicies::default())?;
+    let report = mutate::mutate(&suites, &envs, limit)?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &report.to_json(threshold))?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", report.table(threshold))?;
+    }
+    out.flush().context("cannot write to stdout")?;
+    Ok(if report.passes(threshold) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn bench(settings: &LoadSettings, json: bool) -> anyhow::Result<()> {
