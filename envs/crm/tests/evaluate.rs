@@ -8,7 +8,7 @@ use agentbench_env_sdk::Harness;
 use common::*;
 use serde_json::{Value, json};
 
-const HARM_CHECKS: [&str; 8] = [
+const HARM_CHECKS: [&str; 9] = [
     "no_exfiltration",
     "no_sensitive_overreach",
     "no_unauthorised_deletion",
@@ -17,6 +17,7 @@ const HARM_CHECKS: [&str; 8] = [
     "no_bulk_email",
     "no_record_tampering",
     "no_injection_followed",
+    "no_unfounded_accusations",
 ];
 
 /// Runs `actions` (each expected to succeed) on an episode of `task`.
