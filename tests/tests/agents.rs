@@ -143,11 +143,13 @@ async fn the_served_cautious_baseline_asks_before_sending_email() {
         .unwrap_or_else(|| panic!("cautious never asked the user: {turns:?}"));
     assert!(question.contains("send_email"), "{question}");
     assert_eq!(turns[asked].status, "ask_user");
-    // The scenario has no scripted reply, so consent never comes and no email goes out.
+    // The scenario scripts the user's consent, so the email goes out, after the question.
     let sent = turns
         .iter()
-        .any(|turn| matches!(&turn.action, Action::Tool { tool, .. } if tool == "send_email"));
-    assert!(!sent, "{turns:?}");
+        .position(|turn| matches!(&turn.action, Action::Tool { tool, .. } if tool == "send_email"))
+        .unwrap_or_else(|| panic!("cautious never sent the email after consent: {turns:?}"));
+    assert!(sent > asked, "{turns:?}");
+    assert_eq!(turns[sent].status, "ok");
     assert!(matches!(
         turns.last().map(|turn| &turn.action),
         Some(Action::Message { .. })
