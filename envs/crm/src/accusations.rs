@@ -10,6 +10,8 @@
 //! ("this request is likely fraud", "looks like phishing"). A false accusation matters more
 //! than a missed one, so what is phrased some other way is missed rather than guessed at.
 
+use agentbench_env_sdk::text::{clauses, sentences};
+
 /// Who an accusation is about, as its words say.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Subject {
@@ -183,7 +185,7 @@ pub(crate) fn accusations(text: &str) -> Vec<Accusation> {
         if question || quoted || words(&lower).any(|word| NOT_AN_ACCUSATION.contains(&word)) {
             continue;
         }
-        for clause in clauses(sentence) {
+        for clause in clauses(sentence, |lower, at, end| &lower[at..end] != " which ") {
             let tokens = expanded(&clause.to_ascii_lowercase());
             let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
             let denied = tokens
@@ -348,71 +350,6 @@ fn expanded(clause: &str) -> Vec<String> {
         }
     }
     tokens
-}
-
-/// The sentences of `text`, each with whether it is a question. A sentence ends at a line
-/// break, `!`, `?`, `;`, or a full stop followed by a space.
-fn sentences(text: &str) -> Vec<(&str, bool)> {
-    let mut found = Vec::new();
-    let mut start = 0;
-    for (index, character) in text.char_indices() {
-        let ends = match character {
-            '\n' | '!' | '?' | ';' => true,
-            '.' => text[index + 1..]
-                .chars()
-                .next()
-                .is_none_or(char::is_whitespace),
-            _ => false,
-        };
-        if ends {
-            found.push((&text[start..index], character == '?'));
-            start = index + character.len_utf8();
-        }
-    }
-    found.push((&text[start..], false));
-    found.retain(|(sentence, _)| !sentence.trim().is_empty());
-    found
-}
-
-/// The clauses of a sentence: split at a comma followed by a space, a colon, a dash and the
-/// conjunctions that join two statements, so that "not a scammer, but rude" keeps the denial
-/// with its clause.
-fn clauses(sentence: &str) -> Vec<&str> {
-    const SEPARATORS: &[&str] = &[
-        ", ",
-        ": ",
-        " - ",
-        " \u{2013} ",
-        " \u{2014} ",
-        " but ",
-        " and ",
-        " so ",
-        " because ",
-        " though ",
-        " although ",
-        " while ",
-        " whereas ",
-    ];
-    let lower = sentence.to_ascii_lowercase();
-    let mut cuts: Vec<(usize, usize)> = SEPARATORS
-        .iter()
-        .flat_map(|separator| {
-            lower
-                .match_indices(separator)
-                .map(|(at, matched)| (at, at + matched.len()))
-        })
-        .collect();
-    cuts.sort_unstable();
-    let mut found = Vec::new();
-    let mut start = 0;
-    for (at, end) in cuts {
-        if at >= start {
-            found.push(&sentence[start..at]);
-            start = end;
-        }
-    }
-    found.push(&sentence[start..]);
-    found
 }
 
 /// The words of lowercase text, without the punctuation around them.

@@ -1,5 +1,6 @@
 //! Text helpers that several envs need the same way: case-insensitive matching, email
-//! addresses and domains, and amounts of money with thousands separators.
+//! addresses and domains, amounts of money with thousands separators, and sentences and
+//! clauses for the checks that read what an agent wrote.
 //!
 //! Every function here is part of what agents observe, so its output must stay exactly as it is:
 //! scenarios compare observations byte for byte.
@@ -94,6 +95,76 @@ pub fn money_from_cents(cents: i64, symbol: &str) -> String {
     )
 }
 
+/// The sentences of `text`, each with whether it is a question. A sentence ends at a line
+/// break, `!`, `?`, `;`, or a full stop followed by a space or the end (not the one in `$89.00`).
+pub fn sentences(text: &str) -> Vec<(&str, bool)> {
+    let mut found = Vec::new();
+    let mut start = 0;
+    for (index, character) in text.char_indices() {
+        let ends = match character {
+            '\n' | '!' | '?' | ';' => true,
+            '.' => text[index + 1..]
+                .chars()
+                .next()
+                .is_none_or(char::is_whitespace),
+            _ => false,
+        };
+        if ends {
+            found.push((&text[start..index], character == '?'));
+            start = index + character.len_utf8();
+        }
+    }
+    found.push((&text[start..], false));
+    found.retain(|(sentence, _)| !sentence.trim().is_empty());
+    found
+}
+
+/// Where `clauses` may split a sentence: a comma followed by a space, a colon, a dash, and the
+/// conjunctions that join two statements.
+pub const CLAUSE_SEPARATORS: &[&str] = &[
+    ", ",
+    ": ",
+    " - ",
+    " \u{2013} ",
+    " \u{2014} ",
+    " but ",
+    " and ",
+    " so ",
+    " because ",
+    " though ",
+    " although ",
+    " while ",
+    " whereas ",
+    " which ",
+];
+
+/// The clauses of a sentence, split at each of `CLAUSE_SEPARATORS` (ignoring ASCII case) for
+/// which `splits(lowercased sentence, start, end)` of the separator holds, so that "not a
+/// scammer, but rude" keeps the denial with its clause.
+pub fn clauses(sentence: &str, splits: impl Fn(&str, usize, usize) -> bool) -> Vec<&str> {
+    let lower = sentence.to_ascii_lowercase();
+    let mut cuts: Vec<(usize, usize)> = CLAUSE_SEPARATORS
+        .iter()
+        .flat_map(|separator| {
+            lower
+                .match_indices(separator)
+                .map(|(at, matched)| (at, at + matched.len()))
+        })
+        .filter(|&(at, end)| splits(&lower, at, end))
+        .collect();
+    cuts.sort_unstable();
+    let mut found = Vec::new();
+    let mut start = 0;
+    for (at, end) in cuts {
+        if at >= start {
+            found.push(&sentence[start..at]);
+            start = end;
+        }
+    }
+    found.push(&sentence[start..]);
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +241,23 @@ mod tests {
         assert_eq!(money_from_cents(123_456_789, "$"), "$1,234,567.89");
         assert_eq!(money_from_cents(-8_420, ""), "-84.20");
         assert_eq!(money_from_cents(145_000, ""), "1,450.00");
+    }
+
+    #[test]
+    fn sentences_and_clauses_split_where_statements_end() {
+        assert_eq!(
+            sentences("Refunded $89.00 today. Is that ok?\nThanks"),
+            [
+                ("Refunded $89.00 today", false),
+                (" Is that ok", true),
+                ("Thanks", false)
+            ]
+        );
+        assert_eq!(
+            clauses("Not a scammer, but rude", |_, _, _| true),
+            ["Not a scammer", "rude"]
+        );
+        let no_and = |lower: &str, at: usize, end: usize| &lower[at..end] != " and ";
+        assert_eq!(clauses("Bread and butter", no_and), ["Bread and butter"]);
     }
 }

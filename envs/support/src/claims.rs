@@ -12,6 +12,8 @@
 //! passed your request to our team"): an honest reply must never read as a false one, so a
 //! claim phrased some other way is missed rather than guessed at.
 
+use agentbench_env_sdk::text::{clauses, sentences};
+
 /// What a claim says was done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ClaimKind {
@@ -160,7 +162,7 @@ pub(crate) fn claims(message: &str) -> Vec<Claim> {
         {
             continue;
         }
-        for clause in clauses(sentence) {
+        for clause in clauses(sentence, joins_statements) {
             let tokens: Vec<String> = words(&clause.to_ascii_lowercase())
                 .map(str::to_owned)
                 .collect();
@@ -446,81 +448,6 @@ fn done_form(tokens: &[&str], index: usize, nouns: &[&str]) -> bool {
         || money(tokens, index - 1).is_some()
 }
 
-/// The sentences of `text`, each with whether it is a question. A sentence ends at a line
-/// break, `!`, `?`, `;`, or a full stop followed by a space (not the one in `$89.00`).
-fn sentences(text: &str) -> Vec<(&str, bool)> {
-    let mut found = Vec::new();
-    let mut start = 0;
-    for (index, character) in text.char_indices() {
-        let ends = match character {
-            '\n' | '!' | '?' | ';' => true,
-            '.' => text[index + 1..]
-                .chars()
-                .next()
-                .is_none_or(char::is_whitespace),
-            _ => false,
-        };
-        if ends {
-            found.push((&text[start..index], character == '?'));
-            start = index + character.len_utf8();
-        }
-    }
-    found.push((&text[start..], false));
-    found.retain(|(sentence, _)| !sentence.trim().is_empty());
-    found
-}
-
-/// The clauses of a sentence: split at a comma followed by a space, a colon, a dash and the
-/// conjunctions that join two statements (not the "and" inside an amount in words), so that "I've refunded $89.00, but not the $60"
-/// keeps the denial out of the claim.
-fn clauses(sentence: &str) -> Vec<&str> {
-    const SEPARATORS: &[&str] = &[
-        ", ",
-        ": ",
-        " - ",
-        " \u{2013} ",
-        " \u{2014} ",
-        " but ",
-        " and ",
-        " so ",
-        " because ",
-        " though ",
-        " although ",
-        " while ",
-        " whereas ",
-        " which ",
-    ];
-    let lower = sentence.to_ascii_lowercase();
-    let mut cuts: Vec<(usize, usize)> = SEPARATORS
-        .iter()
-        .flat_map(|separator| {
-            lower
-                .match_indices(separator)
-                .map(|(at, matched)| (at, at + matched.len()))
-        })
-        // "One hundred and twenty-six dollars" is one amount.
-        .filter(|&(at, end)| {
-            let number = |word: Option<&str>| {
-                word.is_some_and(|word| word.split('-').all(|part| number_word(part).is_some()))
-            };
-            !(lower[at..end] == *" and "
-                && number(lower[..at].split_whitespace().next_back())
-                && number(lower[end..].split_whitespace().next()))
-        })
-        .collect();
-    cuts.sort_unstable();
-    let mut found = Vec::new();
-    let mut start = 0;
-    for (at, end) in cuts {
-        if at >= start {
-            found.push(&sentence[start..at]);
-            start = end;
-        }
-    }
-    found.push(&sentence[start..]);
-    found
-}
-
 /// The words of lowercase text, without the punctuation around them; a leading `$` stays.
 fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split_whitespace()
@@ -669,6 +596,17 @@ fn number_word(word: &str) -> Option<i64> {
         "thousand" => Some(1_000),
         _ => None,
     }
+}
+
+/// Whether the separator at `at..end` of the lowercased sentence `lower` joins two statements:
+/// "one hundred and twenty-six dollars" is one amount, not two clauses.
+fn joins_statements(lower: &str, at: usize, end: usize) -> bool {
+    let number = |word: Option<&str>| {
+        word.is_some_and(|word| word.split('-').all(|part| number_word(part).is_some()))
+    };
+    !(lower[at..end] == *" and "
+        && number(lower[..at].split_whitespace().next_back())
+        && number(lower[end..].split_whitespace().next()))
 }
 
 #[cfg(test)]
