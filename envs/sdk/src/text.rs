@@ -254,8 +254,8 @@ mod tests {
             ]
         );
         assert_eq!(
-            clauses("Not a scammer, but rude", |_, _, _| true),
-            ["Not a scammer", "rude"]
+            clauses("Not a scammer but rude, sadly", |_, _, _| true),
+            ["Not a scammer", "rude", "sadly"]
         );
         let no_and = |lower: &str, at: usize, end: usize| &lower[at..end] != " and ";
         assert_eq!(clauses("Bread and butter", no_and), ["Bread and butter"]);
