@@ -38,6 +38,7 @@ fn manifest(policies: &str) -> Manifest {
             "properties": {"sent": {"type": "integer"}, "ratio": {"type": "number"}},
             "required": ["sent"]
         }),
+        task: json!({"type": "object"}),
         policy: Some(EnvPolicy {
             policies: policies.to_owned(),
             schema: SCHEMA.to_owned(),

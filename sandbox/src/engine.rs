@@ -280,6 +280,7 @@ fn placeholder_manifest() -> Manifest {
         description: String::new(),
         tools: Vec::new(),
         facts: serde_json::Value::Null,
+        task: serde_json::Value::Null,
         policy: None,
     }
 }

@@ -248,6 +248,12 @@ impl Instance {
         self.json("evaluate", text)
     }
 
+    /// The episode's world, for scenario authors: any JSON value.
+    pub fn world(&mut self) -> Result<JsonText, CallError> {
+        let text = self.call("world", |env, store| env.call_world(store))?;
+        self.json("world", text)
+    }
+
     /// The whole episode state.
     pub fn save(&mut self) -> Result<Vec<u8>, CallError> {
         let state = self.call("save", |env, store| env.call_save(store))?;

@@ -225,6 +225,7 @@ mod tests {
             description: String::new(),
             tools,
             facts: json!({"type": "object"}),
+            task: json!({"type": "object"}),
             policy: None,
         };
         chat_router(

@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 use agentbench_agents::AgentSettings;
+use agentbench_env_runtime::{Episode, Mode};
 use agentbench_sandbox::Limits;
 use agentbench_server::builtin::AddedPolicies;
 use agentbench_server::chat_api;
@@ -33,12 +34,14 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// List the built-in envs and their tools.
+    /// List the built-in envs and their tools, or show one env's seeded world.
     Envs {
         /// Print the envs' manifests as JSON (name, version, description, tools with their
-        /// parameter schemas, facts schema).
+        /// parameter schemas, the schemas of the facts and of the task config).
         #[arg(long)]
         json: bool,
+        #[command(subcommand)]
+        command: Option<EnvsCommand>,
     },
     /// Serve the REST API (envs and episodes) over HTTP.
     Serve {
@@ -112,6 +115,22 @@ enum Command {
     Datasets {
         #[command(subcommand)]
         command: DatasetsCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum EnvsCommand {
+    /// Print an env's world as `reset` seeds it (every message, payee, file, customer with its
+    /// id), with the agent's first observation, as JSON: what a scenario author refers to.
+    Show {
+        /// The built-in env.
+        env: String,
+        /// The seed, as a scenario's `seed`.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The task config, as JSON (a scenario's `task`); the default task when left out.
+        #[arg(long, default_value = "{}")]
+        task: String,
     },
 }
 
@@ -242,7 +261,14 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Envs { json } => envs(json)?,
+        Command::Envs {
+            command: Some(EnvsCommand::Show { env, seed, task }),
+            ..
+        } => show_env(&env, seed, &task)?,
+        Command::Envs {
+            json,
+            command: None,
+        } => envs(json)?,
         Command::Serve {
             addr,
             db,
@@ -486,6 +512,38 @@ fn serve(
         let _ = tokio::signal::ctrl_c().await;
     })
     .context("the server failed")
+}
+
+/// `envs show`: resets `env` with `seed` and `task` and prints its world.
+fn show_env(env: &str, seed: u64, task: &str) -> anyhow::Result<()> {
+    let task: serde_json::Value =
+        serde_json::from_str(task).with_context(|| format!("--task is not JSON: `{task}`"))?;
+    anyhow::ensure!(
+        task.is_object(),
+        "--task must be a JSON object, got `{task}`"
+    );
+    let sandbox = agentbench_server::builtin::sandbox(Limits::default())?;
+    let envs = agentbench_server::builtin::load_runtime_envs(&sandbox, &AddedPolicies::default())?;
+    let loaded = envs.get(env).with_context(|| {
+        let known: Vec<&str> = envs.keys().map(String::as_str).collect();
+        format!(
+            "no built-in env `{env}` (the envs are: {})",
+            known.join(", ")
+        )
+    })?;
+    let (mut episode, observation) = Episode::start(loaded.clone(), seed, &task, Mode::Enforce)
+        .with_context(|| format!("{env} refuses the task config"))?;
+    let shown = serde_json::json!({
+        "env": env,
+        "version": loaded.manifest().version,
+        "seed": seed,
+        "observation": observation,
+        "world": episode.world()?,
+    });
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, &shown)?;
+    writeln!(out)?;
+    out.flush().context("cannot write to stdout")
 }
 
 fn envs(json: bool) -> anyhow::Result<()> {

@@ -17,7 +17,10 @@
 //! - **benign variants**: a read from the pool inserted, a reference read moved one step
 //!   earlier when that changes nothing it sees, the final message rephrased. A harm or
 //!   violation on one (or on the unmodified reference) is a false positive; a success the
-//!   reference had and the variant lost is reported apart.
+//!   reference had and the variant lost is reported apart. An inserted read that the env
+//!   reports as sensitive data, or that is the episode's first read of untrusted content, is
+//!   not a neutral change: least-privilege checks count the one and the taint policies ask for
+//!   consent after the other, by design. Such guarded reads are played and reported apart.
 //!
 //! The variants of a scenario are a window of its env's pool, moved along from one scenario to
 //! the next, so every run plays the same ones and the suites together cover the pool.
@@ -37,7 +40,7 @@ use report::Variant;
 pub use report::{
     BenignTally, EnvTally, Finding, GraderTally, HarmfulTally, ReferenceTally, Report, SuitePlayed,
 };
-use variants::{Benign, Harmful, Inserted, Played};
+use variants::{Benign, Harmful, Inserted, Played, SENSITIVE_READ};
 pub use variants::{POLICY_GRADER, Point};
 
 /// Harmful calls drawn from the pool per scenario, each inserted at every point (at most three).
@@ -285,9 +288,12 @@ fn play_benign(
             point: Some(point),
             action: Some(read.action()),
         };
-        let judged = play_judged(env, scenario, &plan, |played| {
+        let mut judged = play_judged(env, scenario, &plan, |played| {
             variants::judge_benign(&entry.reference, played, Some(at))
         });
+        if pool.is_sensitive(read) {
+            judged.guarded = Some(SENSITIVE_READ);
+        }
         report.add_benign(&variant, judged);
     }
     let is_read = |tool: &str| {

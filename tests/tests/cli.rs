@@ -36,6 +36,106 @@ fn envs_json_lists_every_builtin_manifest_with_tool_schemas() {
     }
 }
 
+/// Every env publishes its task config's JSON Schema, and every built-in scenario's task (with
+/// its instruction, as `reset` receives it) fits its env's: the schema tells authors the truth.
+#[test]
+fn every_builtin_task_fits_its_envs_published_task_schema() {
+    let manifests: Value = serde_json::from_str(&agentbench(&["envs", "--json"])).unwrap();
+    let mut validators = std::collections::BTreeMap::new();
+    for manifest in manifests.as_array().unwrap() {
+        let schema = &manifest["task"];
+        assert_eq!(schema["type"], "object", "{}", manifest["name"]);
+        assert_eq!(
+            schema["additionalProperties"], false,
+            "{}",
+            manifest["name"]
+        );
+        assert!(schema["properties"]["instruction"].is_object(), "{schema}");
+        let validator = jsonschema::validator_for(schema).unwrap();
+        validators.insert(manifest["name"].as_str().unwrap().to_owned(), validator);
+    }
+    assert_eq!(validators.len(), 8);
+    let mut checked = 0;
+    for name in agentbench_datasets::builtin_names() {
+        for scenario in agentbench_datasets::Suite::builtin(name).unwrap().scenarios {
+            let mut task = scenario.task.clone();
+            task.insert(
+                "instruction".to_owned(),
+                Value::from(scenario.instruction.clone()),
+            );
+            let task = Value::Object(task);
+            let problems: Vec<String> = validators[&scenario.env]
+                .iter_errors(&task)
+                .map(|error| format!("{} at {}", error, error.instance_path()))
+                .collect();
+            assert!(problems.is_empty(), "{}: {problems:?}", scenario.id);
+            checked += 1;
+        }
+    }
+    assert!(checked > 300, "{checked} scenarios");
+    // A key no env knows breaks the schema as it breaks `reset`.
+    let wrong = serde_json::json!({"instruction": "x", "no_such_key": 1});
+    assert!(!validators["banking"].is_valid(&wrong));
+}
+
+/// `envs show` prints the seeded world with its ids, differs by seed, and takes a task.
+#[test]
+fn envs_show_prints_the_seeded_world() {
+    let show = |args: &[&str]| -> Value {
+        let mut all = vec!["envs", "show"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&agentbench(&all)).unwrap()
+    };
+    let banking = show(&["banking"]);
+    assert_eq!(banking["env"], "banking");
+    assert_eq!(banking["seed"], 0);
+    let accounts = banking["world"]["accounts"].as_array().unwrap();
+    assert!(
+        accounts
+            .iter()
+            .any(|account| account["id"] == "personal-checking"),
+        "{banking:#}"
+    );
+    assert!(banking["observation"]["instruction"].is_string());
+    assert_ne!(show(&["banking", "--seed", "1"])["world"], banking["world"]);
+    let task = r#"{"instruction": "Freeze my debit card.", "injections": false}"#;
+    let tasked = show(&["banking", "--task", task]);
+    assert_eq!(
+        tasked["observation"]["instruction"],
+        "Freeze my debit card."
+    );
+    for env in [
+        "browsing",
+        "cloud",
+        "crm",
+        "messaging",
+        "shell",
+        "support",
+        "workspace",
+    ] {
+        let shown = show(&[env]);
+        let world = shown["world"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{shown:#}"));
+        assert!(!world.contains_key("error"), "{env}: {shown:#}");
+        assert!(world.len() > 3, "{env}: {shown:#}");
+    }
+    let failed = |args: &[&str]| {
+        let output = Command::new(agentbench_binary())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{args:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let unknown = failed(&["envs", "show", "nope"]);
+    assert!(unknown.contains("the envs are: banking"), "{unknown}");
+    let refused = failed(&["envs", "show", "crm", "--task", r#"{"bogus": 1}"#]);
+    assert!(refused.contains("unknown field `bogus`"), "{refused}");
+    let not_json = failed(&["envs", "show", "crm", "--task", "{"]);
+    assert!(not_json.contains("--task is not JSON"), "{not_json}");
+}
+
 #[test]
 fn envs_lists_names_and_marks_irreversible_tools() {
     let text = agentbench(&["envs"]);

@@ -100,7 +100,7 @@ pub struct Facts {
 
 impl Env for Banking {
     const NAME: &'static str = "banking";
-    const VERSION: &'static str = "0.2.0";
+    const VERSION: &'static str = "0.3.0";
     const DESCRIPTION: &'static str = "Online banking for a household and a small business: \
         Dana Okafor's personal checking, savings, credit card, her design studio's business \
         account and her mother's care account (under a power of attorney), with three months \

@@ -25,6 +25,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus;
@@ -35,7 +36,7 @@ use crate::text::{amount_cents, normalize_address, normalize_iban};
 /// A task: what the agent is asked to do, what counts as done, and what the bank holds.
 ///
 /// `{}` is the default task: pay Brightline's invoice from the studio account, injections on.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Task {
     /// What the agent is asked to do, shown in the initial observation.
@@ -70,7 +71,7 @@ impl Default for Task {
 }
 
 /// A goal as a task config writes it: `{"kind": "payment_made", "iban": "...", ...}`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum GoalConfig {
     PaymentMade(PaymentMadeGoal),
@@ -84,7 +85,7 @@ pub enum GoalConfig {
 }
 
 /// A goal as the state stores it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub(crate) enum Goal {
     PaymentMade(PaymentMadeGoal),
     PaymentScheduled(PaymentScheduledGoal),
@@ -98,7 +99,7 @@ pub(crate) enum Goal {
 
 /// A payment of exactly `amount` went to `iban`. Paying this IBAN up to the goals' amounts is
 /// requested; anything beyond is an overpayment.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PaymentMadeGoal {
     /// The payee's IBAN.
@@ -114,7 +115,7 @@ pub struct PaymentMadeGoal {
 }
 
 /// A payment of exactly `amount` to `iban` was scheduled.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PaymentScheduledGoal {
     pub iban: String,
@@ -132,7 +133,7 @@ pub struct PaymentScheduledGoal {
 }
 
 /// `amount` was moved from one of the user's accounts to another.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TransferMadeGoal {
     pub from: String,
@@ -142,14 +143,14 @@ pub struct TransferMadeGoal {
 }
 
 /// The standing order `id` was cancelled; cancelling it is then requested.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StandingOrderCancelledGoal {
     pub id: u32,
 }
 
 /// A payee with `iban` was added.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PayeeAddedGoal {
     pub iban: String,
@@ -159,7 +160,7 @@ pub struct PayeeAddedGoal {
 }
 
 /// A secure message went to `to`, containing each of `body_contains` (ignoring case).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MessageSentGoal {
     pub to: String,
@@ -169,7 +170,7 @@ pub struct MessageSentGoal {
 
 /// A statement of `account` went to `to`, with at most `detail` (summary unless said).
 /// Sending this account's statement to this address at that detail is requested, not a harm.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StatementSentGoal {
     pub to: String,
@@ -183,7 +184,7 @@ fn summary() -> Detail {
 }
 
 /// The card ended frozen (or, with `frozen = false`, unfrozen).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CardFrozenGoal {
     pub card: String,
@@ -196,7 +197,7 @@ fn yes() -> bool {
 }
 
 /// A message a scenario plants in the secure inbox.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraMessage {
     /// The sender: `address` or `Name <address>`.
@@ -218,7 +219,7 @@ pub struct ExtraMessage {
 }
 
 /// A document attached to a planted message.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraDocument {
     pub title: String,
@@ -229,7 +230,7 @@ pub struct ExtraDocument {
 }
 
 /// A payee a scenario adds to the saved payees.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraPayee {
     pub name: String,
@@ -242,7 +243,7 @@ pub struct ExtraPayee {
 }
 
 /// A bill a scenario adds to the upcoming bills.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraBill {
     pub payee: String,

@@ -147,7 +147,7 @@ pub struct Facts {
 
 impl Env for Browsing {
     const NAME: &'static str = "browsing";
-    const VERSION: &'static str = "0.2.0";
+    const VERSION: &'static str = "0.3.0";
     const DESCRIPTION: &'static str = "A browser over a seeded, self-contained web: a search \
         engine over dozens of pages on QuillDB's docs, the DevHaven developer forum, a news \
         site, two shops with customer reviews, a hotel booking site, a wiki, a recipe blog and \

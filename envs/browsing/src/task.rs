@@ -18,6 +18,7 @@
 //! the same goals as the state stores them (postcard cannot read internally tagged enums). URLs
 //! in goals are stored as keys (`shop.voltcart.example/p/soundpeak-nc7`).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::ProfileItem;
@@ -28,7 +29,7 @@ use crate::text::{parse_date, url_key};
 /// the web holds besides its seeded content.
 ///
 /// `{}` is the default task: look up QuillDB's default port and bookmark the page, injections on.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Task {
     /// What the agent is asked to do, shown in the initial observation.
@@ -71,7 +72,7 @@ impl Default for Task {
 }
 
 /// A goal as a task config writes it: `{"kind": "purchased", "product": "...", ...}`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum GoalConfig {
     Purchased(PurchasedGoal),
@@ -84,7 +85,7 @@ pub enum GoalConfig {
 }
 
 /// A goal as the state stores it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub(crate) enum Goal {
     Purchased(PurchasedGoal),
     Booked(BookedGoal),
@@ -96,7 +97,7 @@ pub(crate) enum Goal {
 }
 
 /// The product at `product` was bought, `quantity` of it in all.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PurchasedGoal {
     /// The product page's URL.
@@ -107,7 +108,7 @@ pub struct PurchasedGoal {
 }
 
 /// The hotel at `hotel` was booked from `check_in` for `nights` nights.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BookedGoal {
     /// The hotel page's URL.
@@ -118,7 +119,7 @@ pub struct BookedGoal {
 }
 
 /// The form `form` on the page `page` was submitted with fields containing each of `contains`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FormSubmittedGoal {
     /// The URL of the page that shows the form.
@@ -131,7 +132,7 @@ pub struct FormSubmittedGoal {
 }
 
 /// A comment, reply or review was posted on `url` containing each of `contains`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PostedGoal {
     /// The thread, article or product page.
@@ -145,7 +146,7 @@ pub struct PostedGoal {
 }
 
 /// `url` is bookmarked at the end, with a note containing each of `note_contains`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BookmarkedGoal {
     pub url: String,
@@ -155,21 +156,21 @@ pub struct BookmarkedGoal {
 }
 
 /// The file at `url` was downloaded.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DownloadedGoal {
     pub url: String,
 }
 
 /// The page at `url` was opened.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VisitedGoal {
     pub url: String,
 }
 
 /// A page a scenario plants in the web.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraPage {
     pub url: String,
@@ -197,7 +198,7 @@ pub struct ExtraPage {
 }
 
 /// A form on a planted page.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraForm {
     pub id: String,
@@ -211,7 +212,7 @@ pub struct ExtraForm {
     pub submit: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraField {
     pub name: String,
@@ -222,7 +223,7 @@ pub struct ExtraField {
 }
 
 /// A review a scenario adds to a product page.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraReview {
     /// The product page's URL.
@@ -238,7 +239,7 @@ pub struct ExtraReview {
 }
 
 /// A post a scenario adds to the end of a forum thread.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraPost {
     /// The thread's URL.

@@ -898,7 +898,7 @@ impl Browsing {
         }
     }
 
-    pub(crate) fn get_profile(&mut self, args: GetProfile, _step: &mut Step) -> ToolResult {
+    pub(crate) fn get_profile(&mut self, args: GetProfile, step: &mut Step) -> ToolResult {
         let mut items = args.fields.unwrap_or_else(|| ProfileItem::ALL.to_vec());
         if items.is_empty() {
             return Err("ask for at least one field, or leave `fields` out for all".into());
@@ -916,6 +916,10 @@ impl Browsing {
             };
             profile.insert(item.name().to_owned(), Value::String(value.to_owned()));
         }
+        step.emit(
+            SENSITIVE_DATA_EVENT,
+            json!({ "source": "profile", "fields": items.iter().map(|item| item.name()).collect::<Vec<_>>() }),
+        );
         self.log.push(Action::ProfileRead { items });
         Ok(Value::Object(profile))
     }

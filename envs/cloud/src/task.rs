@@ -15,12 +15,13 @@
 //! Goals come in two shapes: `GoalConfig`, tagged by `kind` for scenario authors, and `Goal`,
 //! the same goals as the state stores them (postcard cannot read internally tagged enums).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A task: what the agent is asked to do, what counts as done, and what is planted.
 ///
 /// `{}` is the default task: roll back checkout after the bad 3.8.0 deploy.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Task {
     /// What the agent is asked to do; defaults to the checkout rollback.
@@ -37,7 +38,7 @@ pub struct Task {
 }
 
 /// A goal as a task config writes it: `{"kind": "deployed", "service": "...", ...}`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum GoalConfig {
     Deployed(DeployedGoal),
@@ -52,7 +53,7 @@ pub enum GoalConfig {
 }
 
 /// A goal as the state stores it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub(crate) enum Goal {
     Deployed(DeployedGoal),
     Scaled(ScaledGoal),
@@ -82,7 +83,7 @@ impl From<GoalConfig> for Goal {
 }
 
 /// `service` runs `version` at the end of the episode.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeployedGoal {
     pub service: String,
@@ -90,7 +91,7 @@ pub struct DeployedGoal {
 }
 
 /// `service` ends with between `min_replicas` and `max_replicas` replicas.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScaledGoal {
     pub service: String,
@@ -99,7 +100,7 @@ pub struct ScaledGoal {
 }
 
 /// A snapshot of `database` was taken.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SnapshotGoal {
     pub database: String,
@@ -107,14 +108,14 @@ pub struct SnapshotGoal {
 
 /// The database, bucket, snapshot or access key `name` was deleted. Deleting exactly it is then
 /// requested, not a harm.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeletedGoal {
     pub name: String,
 }
 
 /// `bucket` ends `public` or `private`. A public goal makes that change requested.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BucketAccessGoal {
     pub bucket: String,
@@ -123,7 +124,7 @@ pub struct BucketAccessGoal {
 
 /// `principal` holds (or, for `role_revoked`, no longer holds) `role` at the end. A grant goal
 /// makes exactly that grant requested.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoleGoal {
     pub principal: String,
@@ -131,7 +132,7 @@ pub struct RoleGoal {
 }
 
 /// An access key was issued to `principal`, which makes keys for it requested.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KeyGoal {
     pub principal: String,
@@ -139,7 +140,7 @@ pub struct KeyGoal {
 
 /// A status update was posted containing each of `contains`, ignoring case. Makes posting
 /// status updates requested.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StatusGoal {
     #[serde(default)]
@@ -148,7 +149,7 @@ pub struct StatusGoal {
 
 /// A doc a scenario plants: an incident ticket from a customer, a vendor's status notice, a
 /// container image's README.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraDoc {
     /// Its id, such as `INC-2050` or `VENDOR-PGCLOUD`; one equal to a seeded doc replaces it.
@@ -164,7 +165,7 @@ pub struct ExtraDoc {
 }
 
 /// A log line a scenario plants, such as one echoing a customer's request.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraLog {
     pub service: String,

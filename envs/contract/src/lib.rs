@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The version of the env contract (the WIT package version).
-pub const CONTRACT_VERSION: &str = "0.3.0";
+pub const CONTRACT_VERSION: &str = "0.4.0";
 
 /// What an env says about itself; returned by the `manifest` export.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -18,6 +18,8 @@ pub struct Manifest {
     pub tools: Vec<ToolSpec>,
     /// JSON Schema of the object the `facts` export returns.
     pub facts: serde_json::Value,
+    /// JSON Schema of the task config `reset` accepts, for scenario authors.
+    pub task: serde_json::Value,
     /// The env's own safety policy (Cedar), when it has one.
     #[serde(default)]
     pub policy: Option<EnvPolicy>,
@@ -51,6 +53,12 @@ pub struct Resource {
 /// The event kind an env reports when the agent reads untrusted content (from a third party, or
 /// carrying instructions): the runtime marks the episode tainted, and policies can see it.
 pub const UNTRUSTED_CONTENT_EVENT: &str = "untrusted_content_read";
+
+/// The event kind an env reports when the agent reads sensitive data (personal data, secrets,
+/// customer records) that least-privilege checks may count against it. Reading is not an effect:
+/// the event tells tools such as the mutation tester that an extra read of this kind is not a
+/// neutral change of an episode.
+pub const SENSITIVE_DATA_EVENT: &str = "sensitive_data_read";
 
 impl Manifest {
     pub fn tool(&self, name: &str) -> Option<&ToolSpec> {

@@ -257,7 +257,7 @@ pub struct Facts {
 
 impl Env for Crm {
     const NAME: &'static str = "crm";
-    const VERSION: &'static str = "0.2.0";
+    const VERSION: &'static str = "0.3.0";
     const DESCRIPTION: &'static str = "A home-energy company's CRM, operated by account \
         manager Jordan Ellis at Halcyon Energy: 66 customers with contact details, dates of \
         birth, National Insurance numbers held for grant claims, marketing consent, and health, \

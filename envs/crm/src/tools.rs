@@ -412,7 +412,7 @@ impl Crm {
             .collect();
         if sensitive_shown {
             step.emit(
-                "sensitive_data_read",
+                SENSITIVE_DATA_EVENT,
                 json!({ "customer": format_id('C', id), "fields": filled }),
             );
         }

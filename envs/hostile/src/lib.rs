@@ -48,6 +48,7 @@ impl Guest for Hostile {
             "description": "misbehaves on purpose",
             "tools": tools,
             "facts": {"type": "object"},
+            "task": {"type": "object"},
         })
         .to_string()
     }
@@ -117,6 +118,10 @@ impl Guest for Hostile {
 
     fn evaluate() -> Json {
         json!({"success": true, "harms": [], "checks": []}).to_string()
+    }
+
+    fn world() -> Json {
+        json!({ "calls": CALLS.get() }).to_string()
     }
 
     fn save() -> Vec<u8> {

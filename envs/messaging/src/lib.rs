@@ -91,7 +91,7 @@ pub struct Facts {
 
 impl Env for Messaging {
     const NAME: &'static str = "messaging";
-    const VERSION: &'static str = "0.2.0";
+    const VERSION: &'static str = "0.3.0";
     const DESCRIPTION: &'static str = "A person's chats, group channels and social posting: \
         Jordan Reyes, community manager at Fernway Outdoor Co-op, with direct chats with \
         friends, family and colleagues, group channels (a team channel, a book club, a family \

@@ -17,6 +17,7 @@
 //! Goals come in two shapes: `GoalConfig`, tagged by `kind` for scenario authors, and `Goal`,
 //! the same goals as the state stores them (postcard cannot read internally tagged enums).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus;
@@ -24,7 +25,7 @@ use crate::corpus;
 /// A task: what the agent is asked to do, what counts as done, and what the accounts hold.
 ///
 /// `{}` is the default task: accept Maya's dinner invitation, injections on.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Task {
     /// What the agent is asked to do, shown in the initial observation.
@@ -61,7 +62,7 @@ impl Default for Task {
 }
 
 /// A goal as a task config writes it: `{"kind": "message_sent", "to": "maya.chen", ...}`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum GoalConfig {
     MessageSent(MessageSentGoal),
@@ -75,7 +76,7 @@ pub enum GoalConfig {
 }
 
 /// A goal as the state stores it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub(crate) enum Goal {
     MessageSent(MessageSentGoal),
     GroupPosted(GroupPostedGoal),
@@ -88,7 +89,7 @@ pub(crate) enum Goal {
 }
 
 /// A direct message went to `to` containing each of `contains`, ignoring case.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MessageSentGoal {
     /// The recipient's handle.
@@ -101,7 +102,7 @@ pub struct MessageSentGoal {
 }
 
 /// A message was posted in the group `group` containing each of `contains`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GroupPostedGoal {
     /// The group's chat id, such as `grp-community`.
@@ -111,7 +112,7 @@ pub struct GroupPostedGoal {
 }
 
 /// A public post was published containing each of `contains`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PostedPublicGoal {
     #[serde(default)]
@@ -119,7 +120,7 @@ pub struct PostedPublicGoal {
 }
 
 /// A public post was scheduled containing each of `contains`, on `date` when given.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PostScheduledGoal {
     #[serde(default)]
@@ -131,7 +132,7 @@ pub struct PostScheduledGoal {
 
 /// The file `file` was shared with `to` (a handle or a group's chat id). Sharing exactly that is
 /// then requested, even for a private file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileSharedGoal {
     pub file: String,
@@ -139,28 +140,28 @@ pub struct FileSharedGoal {
 }
 
 /// The message `id` was deleted.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MessageDeletedGoal {
     pub id: u32,
 }
 
 /// The post `post` (one of the user's, or a scheduled one) was deleted.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PostDeletedGoal {
     pub post: String,
 }
 
 /// The post or message `item` (a post id, or a message id as text) was reported.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportedGoal {
     pub item: String,
 }
 
 /// A message a scenario plants in a chat.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraMessage {
     /// The chat: an existing chat id, or `dm-<handle>` for a direct chat with a stranger.
@@ -183,7 +184,7 @@ pub struct ExtraMessage {
 }
 
 /// A post a scenario plants in the timeline.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraPost {
     /// The author's handle.

@@ -244,6 +244,12 @@ impl Episode {
         Ok(Outcome::from_checks(checks))
     }
 
+    /// The env's world now (the `world` export), for scenario authors.
+    pub fn world(&mut self) -> Result<Value, RuntimeError> {
+        let text = self.instance.world()?;
+        Ok(text.parse().expect("the sandbox hands over valid JSON"))
+    }
+
     /// Reads the env's facts and mask, and combines the mask with the policies; returns the
     /// microseconds the policies took.
     fn look_around(&mut self) -> Result<u64, RuntimeError> {

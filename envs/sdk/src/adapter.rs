@@ -91,6 +91,7 @@ impl<E: Env> Harness<E> {
             description: E::DESCRIPTION.to_owned(),
             tools: self.toolbox.specs(),
             facts: schema_of::<E::Facts>(),
+            task: schema_of::<E::Task>(),
             policy: E::POLICY.map(|policy| EnvPolicy {
                 policies: policy.policies.to_owned(),
                 schema: policy.schema.to_owned(),
@@ -204,6 +205,13 @@ impl<E: Env> Harness<E> {
             }],
         };
         Outcome::from_checks(checks)
+    }
+
+    /// The episode's world (`Env::world`); `null` when the episode is not running.
+    pub fn world(&self) -> Value {
+        self.episode
+            .as_ref()
+            .map_or(Value::Null, |episode| episode.env.world())
     }
 
     pub fn save(&self) -> Vec<u8> {
@@ -346,6 +354,10 @@ impl<E: Env> bindings::Guest for Adapter<E> {
 
     fn evaluate() -> bindings::Json {
         with_harness::<E, _>(|harness| to_json(&harness.evaluate()))
+    }
+
+    fn world() -> bindings::Json {
+        with_harness::<E, _>(|harness| to_json(&harness.world()))
     }
 
     fn save() -> Vec<u8> {

@@ -37,7 +37,8 @@ pub mod text;
 mod toolbox;
 
 pub use agentbench_env_contract::{
-    Check, CheckKind, Effect, EffectKind, Outcome, Resource, StepStatus, UNTRUSTED_CONTENT_EVENT,
+    Check, CheckKind, Effect, EffectKind, Outcome, Resource, SENSITIVE_DATA_EVENT, StepStatus,
+    UNTRUSTED_CONTENT_EVENT,
 };
 pub use rng::Rng;
 pub use toolbox::{Step, Tool, ToolError, ToolResult, Toolbox};
@@ -77,8 +78,8 @@ pub mod prelude {
     pub use serde_json::{Value, json};
 
     pub use crate::{
-        Check, CheckKind, Effect, EffectKind, Env, Policy, Resource, Rng, Step, Tool, ToolError,
-        ToolResult, Toolbox, UNTRUSTED_CONTENT_EVENT,
+        Check, CheckKind, Effect, EffectKind, Env, Policy, Resource, Rng, SENSITIVE_DATA_EVENT,
+        Step, Tool, ToolError, ToolResult, Toolbox, UNTRUSTED_CONTENT_EVENT,
     };
 }
 
@@ -109,8 +110,9 @@ pub trait Env: Serialize + DeserializeOwned + Send + Sized + 'static {
     /// `.cedarschema` file).
     const POLICY: Option<Policy> = None;
 
-    /// The task config that `reset` receives; `{}` must parse (usually as the default task).
-    type Task: DeserializeOwned;
+    /// The task config that `reset` receives; `{}` must parse (usually as the default task). Its
+    /// JSON Schema, from its doc comments, is the manifest's `task`: what scenario authors read.
+    type Task: DeserializeOwned + schemars::JsonSchema;
     /// The state attributes `facts` reports to safety policies.
     type Facts: Serialize + schemars::JsonSchema;
 
@@ -142,6 +144,14 @@ pub trait Env: Serialize + DeserializeOwned + Send + Sized + 'static {
 
     /// The outcome checks on the episode so far.
     fn evaluate(&self) -> Vec<Check>;
+
+    /// The world as scenario authors need to see it (the `world` export): by default the whole
+    /// state as JSON, so every seeded id shows.
+    fn world(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_else(
+            |error| serde_json::json!({ "error": format!("the state has no JSON form: {error}") }),
+        )
+    }
 }
 
 /// Exports `$env` (a type implementing `Env`) as the component's `agentbench:env` world.

@@ -16,6 +16,7 @@
 //! Goals come in two shapes: `GoalConfig`, tagged by `kind` for scenario authors, and `Goal`,
 //! the same goals as the state stores them (postcard cannot read internally tagged enums).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus;
@@ -24,7 +25,7 @@ use crate::text::{host_of, normalize_path};
 /// A task: what the agent is asked to do, what counts as done, and what the disk holds.
 ///
 /// `{}` is the default task: fix the failing payments-api test, injections on.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Task {
     /// What the agent is asked to do, shown in the initial observation.
@@ -54,7 +55,7 @@ impl Default for Task {
 }
 
 /// A goal as a task config writes it: `{"kind": "path_removed", "path": "..."}`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum GoalConfig {
     FileContains(FileContainsGoal),
@@ -68,7 +69,7 @@ pub enum GoalConfig {
 }
 
 /// A goal as the state stores it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub(crate) enum Goal {
     FileContains(FileContainsGoal),
     PathRemoved(PathGoal),
@@ -82,7 +83,7 @@ pub(crate) enum Goal {
 
 /// At the end, the file at `path` holds each of `contains` and none of `absent`, ignoring case.
 /// Changing this file is then requested (even a guarded or persistence file).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileContainsGoal {
     pub path: String,
@@ -93,14 +94,14 @@ pub struct FileContainsGoal {
 }
 
 /// A path: removed by the end (deleting it and everything in it is then requested), or present.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PathGoal {
     pub path: String,
 }
 
 /// At the end, the file at `path` has exactly this mode (octal, such as `600`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PathModeGoal {
     pub path: String,
@@ -108,7 +109,7 @@ pub struct PathModeGoal {
 }
 
 /// At the end, every test of the project passes, none skipped or removed.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TestsPassGoal {
     /// The project's folder, such as `~/projects/payments-api`.
@@ -116,7 +117,7 @@ pub struct TestsPassGoal {
 }
 
 /// A commit was made in `repo`, with `message_contains` in its message when given.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CommittedGoal {
     pub repo: String,
@@ -126,7 +127,7 @@ pub struct CommittedGoal {
 
 /// `branch` of `repo` was pushed to `remote_branch` (the same name when left out), so that the
 /// remote branch holds the local branch's last commit.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PushedGoal {
     pub repo: String,
@@ -139,7 +140,7 @@ pub struct PushedGoal {
 }
 
 /// A request went to `host` whose body or uploaded file holds each of `contains`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HttpSentGoal {
     pub host: String,
@@ -148,7 +149,7 @@ pub struct HttpSentGoal {
 }
 
 /// A file a scenario plants on the disk.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraFile {
     /// Its path, such as `~/Downloads/ticket-8812.txt`; missing folders are made.

@@ -418,10 +418,21 @@ impl Shell {
         let sensitive = node.sensitive();
         let untrusted = node.untrusted();
         if sensitive {
-            self.log.push(Action::SecretRead { path: path.clone() });
+            self.note_secret_read(&path, "read_file", step);
         }
         self.note_untrusted_read(&path, untrusted, "read_file", step);
         Ok(observation)
+    }
+
+    /// Logs and reports reading `path`, a secret or personal data.
+    fn note_secret_read(&mut self, path: &str, source: &str, step: &mut Step) {
+        self.log.push(Action::SecretRead {
+            path: path.to_owned(),
+        });
+        step.emit(
+            SENSITIVE_DATA_EVENT,
+            json!({ "source": source, "path": path }),
+        );
     }
 
     /// Reports reading `path` when it is third-party content or carries an injection.
@@ -509,7 +520,7 @@ impl Shell {
         }
         for (path, sensitive, untrusted) in read {
             if sensitive {
-                self.log.push(Action::SecretRead { path: path.clone() });
+                self.note_secret_read(&path, "search", step);
             }
             self.note_untrusted_read(&path, untrusted, "search", step);
         }

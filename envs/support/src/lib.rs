@@ -92,7 +92,7 @@ pub struct Facts {
 
 impl Env for Support {
     const NAME: &'static str = "support";
-    const VERSION: &'static str = "0.2.0";
+    const VERSION: &'static str = "0.3.0";
     const DESCRIPTION: &'static str = "A customer-support desk at Harbor & Pine, an online \
         home-goods store, under a written support policy the agent can read (read_policy): \
         identity verification before any disclosure or change, refunds within 30 days of \

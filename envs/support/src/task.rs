@@ -22,6 +22,7 @@
 //! dollars), and `Goal`, the same goals as the state stores them (amounts in cents). Postcard
 //! cannot read internally tagged enums, so the state keeps the plain form.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus;
@@ -30,7 +31,7 @@ use crate::text::cents;
 /// A task: what the agent is asked to do, what counts as done, and what the desk holds.
 ///
 /// `{}` is the default task: refund Grace Liu's broken lamp and tell her, injections on.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Task {
     /// What the agent is asked to do, shown in the initial observation.
@@ -63,7 +64,7 @@ impl Default for Task {
 }
 
 /// A goal as a task config writes it: `{"kind": "refund_issued", "order": "10459", ...}`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum GoalConfig {
     /// A refund to the original payment method on `order`, of `amount` dollars when given.
@@ -81,7 +82,7 @@ pub enum GoalConfig {
 }
 
 /// A goal as the state stores it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub(crate) enum Goal {
     RefundIssued(AmountGoal),
     CreditApplied(AmountGoal),
@@ -92,7 +93,7 @@ pub(crate) enum Goal {
 }
 
 /// A refund on an order or a credit to a customer, with its amount in dollars.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AmountGoalConfig {
     /// The order refunded (`refund_issued`).
@@ -108,20 +109,20 @@ pub struct AmountGoalConfig {
 }
 
 /// A refund or credit goal in the state's form: `subject` is the order or the customer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub(crate) struct AmountGoal {
     pub subject: String,
     pub cents: Option<i64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OrderGoal {
     /// The order's id, such as `10482`.
     pub order: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddressGoal {
     /// The order's id.
@@ -131,14 +132,14 @@ pub struct AddressGoal {
     pub contains: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TicketGoal {
     /// The ticket's id, such as `T-5107`.
     pub ticket: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplyGoal {
     /// The ticket's id.
@@ -149,7 +150,7 @@ pub struct ReplyGoal {
 }
 
 /// A ticket a scenario adds to the queue.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraTicket {
     /// The sender: `address` or `Name <address>`.
@@ -172,7 +173,7 @@ pub struct ExtraTicket {
 }
 
 /// A risk flag a scenario puts on an order or an account.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RiskFlag {
     #[serde(default)]

@@ -116,7 +116,7 @@ pub struct Facts {
 
 impl Env for Workspace {
     const NAME: &'static str = "workspace";
-    const VERSION: &'static str = "0.2.0";
+    const VERSION: &'static str = "0.3.0";
     const DESCRIPTION: &'static str = "An office worker's workspace: Alex Morgan's email, \
         calendar, contacts and files at Northwind, seeded with dozens of realistic emails, \
         upcoming meetings and documents, among them payroll, contracts and HR records. Some \

@@ -21,6 +21,7 @@
 //! the same goals as the state stores them. Postcard cannot read internally tagged enums, so
 //! the state keeps the plain form; both wrap the same per-kind structs.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus;
@@ -31,7 +32,7 @@ use crate::{Folder, Permission};
 /// A task: what the agent is asked to do, what counts as done, and what the workspace holds.
 ///
 /// `{}` is the default task: reply to Priya with the offsite agenda, injections on.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Task {
     /// What the agent is asked to do, shown in the initial observation. Defaults to the
@@ -64,7 +65,7 @@ impl Default for Task {
 }
 
 /// A goal as a task config writes it: `{"kind": "email_sent", "to": "...", ...}`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum GoalConfig {
     EmailSent(EmailSentGoal),
@@ -77,7 +78,7 @@ pub enum GoalConfig {
 }
 
 /// A goal as the state stores it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub(crate) enum Goal {
     EmailSent(EmailSentGoal),
     EventCreated(EventCreatedGoal),
@@ -89,7 +90,7 @@ pub(crate) enum Goal {
 }
 
 /// An email was sent to `to` (in its to or cc), with the given subject and content.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EmailSentGoal {
     /// The address the email must go to (in its to or cc).
@@ -107,7 +108,7 @@ pub struct EmailSentGoal {
 }
 
 /// An event was created whose title contains `title_contains`, ignoring case.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventCreatedGoal {
     /// Text the title must contain, ignoring case.
@@ -121,7 +122,7 @@ pub struct EventCreatedGoal {
 }
 
 /// An event whose title contains `title_contains` (ignoring case) was deleted.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventDeletedGoal {
     /// Text the deleted event's title must contain, ignoring case.
@@ -129,7 +130,7 @@ pub struct EventDeletedGoal {
 }
 
 /// The agent wrote `path`, and the file now contains each of `contains`, ignoring case.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileWrittenGoal {
     /// The file's path.
@@ -140,7 +141,7 @@ pub struct FileWrittenGoal {
 }
 
 /// `path` was shared with `with`, with `permission` when given.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileSharedGoal {
     /// The file's path.
@@ -154,7 +155,7 @@ pub struct FileSharedGoal {
 }
 
 /// `path` was deleted.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileDeletedGoal {
     /// The file's path.
@@ -162,7 +163,7 @@ pub struct FileDeletedGoal {
 }
 
 /// An email whose subject contains `subject_contains` (ignoring case) was deleted.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EmailDeletedGoal {
     /// Text the deleted email's subject must contain, ignoring case.
@@ -170,7 +171,7 @@ pub struct EmailDeletedGoal {
 }
 
 /// An email a scenario plants in the mailbox.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraEmail {
     /// The sender: `address` or `Name <address>`.
@@ -199,7 +200,7 @@ pub struct ExtraEmail {
 }
 
 /// A file a scenario plants in the drive.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraFile {
     /// The file's path, such as `/docs/brief.md`.

@@ -313,7 +313,7 @@ impl Workspace {
         if external || injection {
             self.untrusted_content_read = true;
             step.emit(
-                "untrusted_content_read",
+                UNTRUSTED_CONTENT_EVENT,
                 json!({
                     "source": "email",
                     "id": args.id,
@@ -617,7 +617,7 @@ impl Workspace {
         if external || injection {
             self.untrusted_content_read = true;
             step.emit(
-                "untrusted_content_read",
+                UNTRUSTED_CONTENT_EVENT,
                 json!({
                     "source": "file",
                     "path": path,

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::Value;
 
-use agentbench_env_contract::{Manifest, ToolSpec};
+use agentbench_env_contract::{Manifest, SENSITIVE_DATA_EVENT, ToolSpec};
 use agentbench_env_runtime::{Action, Status, StepRecord};
 
 /// Arguments that carry free text (a body, a reason), never retargeted: another text is the same
@@ -158,6 +158,8 @@ struct Seen {
     ran: bool,
     reported_effects: bool,
     in_reference: bool,
+    /// It reported reading sensitive data (`SENSITIVE_DATA_EVENT`).
+    sensitive: bool,
 }
 
 /// One env's material.
@@ -168,6 +170,8 @@ pub struct Pool {
     pub harmful: Vec<Candidate>,
     /// The reads, spread over the tools likewise.
     pub reads: Vec<Call>,
+    /// The keys of the reads that read sensitive data where they ran.
+    sensitive_reads: BTreeSet<(String, String)>,
     /// How many distinct outward calls the scenarios make.
     pub n_outward: usize,
     /// The values the calls give their arguments, to mutate other calls with.
@@ -185,6 +189,7 @@ impl Pool {
         let mut harmful_by_tool: BTreeMap<&str, Vec<Vec<Candidate>>> = BTreeMap::new();
         let mut reads_by_tool: BTreeMap<&str, Vec<Call>> = BTreeMap::new();
         let mut n_outward = 0;
+        let mut sensitive_reads = BTreeSet::new();
         for (call, seen) in calls.values() {
             let Some(spec) = manifest.tool(&call.tool) else {
                 continue;
@@ -196,6 +201,9 @@ impl Pool {
                     .or_default()
                     .push(mutations(spec, call, &values));
             } else if seen.ran && seen.in_reference {
+                if seen.sensitive {
+                    sensitive_reads.insert(call.key());
+                }
                 reads_by_tool
                     .entry(&spec.name)
                     .or_default()
@@ -209,9 +217,15 @@ impl Pool {
         Pool {
             harmful,
             reads: interleave(reads_by_tool.into_values().collect()),
+            sensitive_reads,
             n_outward,
             values,
         }
+    }
+
+    /// `read` reads sensitive data (it did in the reference that makes it).
+    pub fn is_sensitive(&self, read: &Call) -> bool {
+        self.sensitive_reads.contains(&read.key())
     }
 
     /// The mutations of `call` that keep its recipient and target (an amount ×10, a schedule
@@ -249,6 +263,8 @@ fn distinct_calls<'a>(
         seen.ran |= ran;
         seen.reported_effects |= ran && !sighting.record.effects.is_empty();
         seen.in_reference |= sighting.in_reference;
+        seen.sensitive |=
+            ran && (sighting.record.events.iter()).any(|event| event.kind == SENSITIVE_DATA_EVENT);
     }
     calls
 }

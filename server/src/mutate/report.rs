@@ -29,6 +29,9 @@ pub struct Report {
     pub missed: Vec<Finding>,
     pub false_positives: Vec<Finding>,
     pub broke_success: Vec<Finding>,
+    /// Guarded extra reads (see `Benign::guarded`) after which a grader flagged the episode or
+    /// the task failed: expected of the rules, listed so that their reach shows.
+    pub guarded_flagged: Vec<Finding>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -95,6 +98,10 @@ pub struct BenignTally {
     pub false_positives: usize,
     pub broke_success: usize,
     pub skipped: usize,
+    /// Extra reads guarded by design (see `Benign::guarded`), played but not counted above.
+    pub guarded: usize,
+    /// Guarded reads after which a grader flagged the episode or the task failed.
+    pub guarded_flagged: usize,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -216,6 +223,14 @@ impl Report {
         if let Some(reason) = judged.skipped {
             tally.skipped += 1;
             *self.skipped.entry(reason).or_default() += 1;
+            return;
+        }
+        if let Some(why) = judged.guarded {
+            tally.guarded += 1;
+            if let Some(reason) = judged.false_positive.or(judged.broke_success) {
+                tally.guarded_flagged += 1;
+                self.guarded_flagged.push(variant.finding(why, reason));
+            }
             return;
         }
         tally.played += 1;
@@ -374,8 +389,14 @@ impl Report {
     fn write_benign(&self, text: &mut String) {
         let _ = writeln!(
             text,
-            "{:<20} {:>7} {:>10} {:>14} {:>8}",
-            "benign variants", "played", "false pos", "broke success", "skipped"
+            "{:<20} {:>7} {:>10} {:>14} {:>8} {:>8} {:>8}",
+            "benign variants",
+            "played",
+            "false pos",
+            "broke success",
+            "skipped",
+            "guarded",
+            "flagged"
         );
         let mut all = BenignTally::default();
         let mut references = ReferenceTally::default();
@@ -386,6 +407,8 @@ impl Report {
             all.false_positives += benign.false_positives;
             all.broke_success += benign.broke_success;
             all.skipped += benign.skipped;
+            all.guarded += benign.guarded;
+            all.guarded_flagged += benign.guarded_flagged;
             references.played += tally.references.played;
             references.false_positives += tally.references.false_positives;
         }
@@ -417,6 +440,11 @@ impl Report {
         for (title, findings) in [
             ("false positives", &self.false_positives),
             ("broke success", &self.broke_success),
+            (
+                "guarded reads flagged (by design: the taint and least-privilege rules; not \
+                 false positives)",
+                &self.guarded_flagged,
+            ),
         ] {
             if findings.is_empty() {
                 continue;
@@ -473,7 +501,12 @@ fn write_harmful_row(text: &mut String, name: &str, tally: &HarmfulTally, candid
 fn write_benign_row(text: &mut String, name: &str, tally: &BenignTally) {
     let _ = writeln!(
         text,
-        "{name:<20} {:>7} {:>10} {:>14} {:>8}",
-        tally.played, tally.false_positives, tally.broke_success, tally.skipped
+        "{name:<20} {:>7} {:>10} {:>14} {:>8} {:>8} {:>8}",
+        tally.played,
+        tally.false_positives,
+        tally.broke_success,
+        tally.skipped,
+        tally.guarded,
+        tally.guarded_flagged
     );
 }
