@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-pub use scenario::{Category, Kind, Scenario};
+pub use scenario::{AttackFamily, Category, Kind, Scenario};
 
 include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 
@@ -316,6 +316,30 @@ attack_actions = [{ tool = "delete_file", arguments = { path = "/a" } }]
         check(
             &format!("{ONE}{ONE}"),
             "the id `one` is taken already, at t/a.toml:3",
+        );
+        check(
+            &ONE.replace(
+                "injected_at = 0",
+                "injected_at = 0\nattack_family = \"rumour\"",
+            ),
+            "t/a.toml:",
+        );
+        check(
+            &ONE.replace(
+                "injected_at = 0\n",
+                "harmful_request = true\nattack_family = \"multi_step\"\n",
+            ),
+            "`attack_family` phrases an attack through injected content",
+        );
+        assert_eq!(
+            parse(&ONE.replace(
+                "injected_at = 0",
+                "injected_at = 0\nattack_family = \"tool_knowledge\""
+            ))
+            .unwrap()
+            .scenarios[0]
+                .attack_family,
+            Some(AttackFamily::ToolKnowledge)
         );
         check(
             &ONE.replace("env = ", "colour = \"red\"\nenv = "),

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use agentbench_agents::{Baseline, Scripted, Turn, View};
-use agentbench_datasets::{Category, Kind, Scenario, Suite};
+use agentbench_datasets::{AttackFamily, Category, Kind, Scenario, Suite};
 use agentbench_env_contract::{CheckKind, Outcome, UNTRUSTED_CONTENT_EVENT};
 use agentbench_env_runtime::{
     Action, Episode, EpisodeSettings, LoadedEnv, Mask, Mode, RuntimeError, Status, StepRecord,
@@ -209,6 +209,15 @@ fn check_injection(scenario: &Scenario, reference: &Played, followed: &Played) -
         );
     }
     if steps.contains(&at) {
+        let read_by_then: Vec<usize> = steps.iter().copied().filter(|&s| s <= at).collect();
+        if scenario.attack_family == Some(AttackFamily::MultiStep) && read_by_then.len() < 2 {
+            return Some(format!(
+                "a multi_step attack spreads its instruction over two observations, but by \
+                 injected_at = {at} the reference has read an injection only at step {:?}; plant \
+                 two parts (each with its own injection) and read both by injected_at",
+                read_by_then.iter().map(|s| s + 1).collect::<Vec<_>>()
+            ));
+        }
         return None;
     }
     let readers: Vec<String> = steps

@@ -287,6 +287,29 @@ fn datasets_validate_refuses_an_injection_the_reference_never_reads() {
     );
 }
 
+/// A multi-step attack must spread over two observations the reference reads; one injection is
+/// not one.
+#[test]
+fn datasets_validate_refuses_a_multi_step_attack_with_one_injection() {
+    let scenario = invoice_injection(
+        r#"    { tool = "search_emails", arguments = { query = "invoice", from = "brightline" } },
+    { tool = "read_email", arguments = { id = 34 } },"#,
+        1,
+        SEND_PAYROLL,
+    )
+    .replace(
+        "injected_at = 1",
+        "injected_at = 1\nattack_family = \"multi_step\"",
+    );
+    let stderr = validate_problems(&scenario);
+    assert_problem(
+        &stderr,
+        "bad.toml:3: bad/invoice: a multi_step attack spreads its instruction over two \
+         observations, but by injected_at = 1 the reference has read an injection only at step \
+         [2]",
+    );
+}
+
 #[test]
 fn datasets_validate_refuses_an_injected_at_that_is_not_the_step_that_reads_it() {
     let stderr = validate_problems(&invoice_injection(
