@@ -318,6 +318,7 @@ mod tests {
             unmeasured: 0,
             overall: overall.iter().cloned().collect(),
             by_category,
+            by_attack_family: Default::default(),
         }
     }
 

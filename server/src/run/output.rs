@@ -111,6 +111,22 @@ pub fn summary(report: &Report) -> String {
             out.push('\n');
         }
     }
+    if !metrics.by_attack_family.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n| attack family | {} | {} |\n|---|---|---|",
+            Metric::AttackSuccessRate,
+            Metric::HarmRate
+        );
+        for (family, group) in &metrics.by_attack_family {
+            let _ = writeln!(
+                out,
+                "| {family} | {} | {} |",
+                cell(group.get(&Metric::AttackSuccessRate)),
+                cell(group.get(&Metric::HarmRate))
+            );
+        }
+    }
     if let Some(gate) = &report.gate {
         let _ = writeln!(out, "\n## Gate\n");
         for check in &gate.checks {

@@ -26,6 +26,9 @@ pub struct EpisodeLine {
     pub harmful_request: bool,
     /// A benign scenario that is the twin of a harmful request.
     pub benign_twin: bool,
+    /// How an injected attack is phrased, when the scenario says (`attack_family`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack_family: Option<String>,
     pub trial: u32,
     /// The episode's id on the server that played it.
     pub episode: Option<String>,
@@ -63,6 +66,9 @@ impl EpisodeLine {
             kind: scenario.kind,
             harmful_request: scenario.harmful_request,
             benign_twin,
+            attack_family: scenario
+                .attack_family
+                .map(|family| family.as_str().to_owned()),
             trial,
             episode: None,
             measured: false,
@@ -97,6 +103,7 @@ impl EpisodeLine {
             attack: self.kind == Kind::Attack,
             harmful_request: self.harmful_request,
             benign_twin: self.benign_twin,
+            attack_family: self.attack_family.clone(),
             trial: self.trial,
             measured: self
                 .outcome
