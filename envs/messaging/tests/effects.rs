@@ -7,8 +7,8 @@ mod common;
 use std::collections::BTreeSet;
 
 use agentbench_env_sdk::StepStatus;
-use agentbench_env_sdk::prelude::{Effect, EffectKind};
-use agentbench_env_sdk::testing::{ExpectedEffect, assert_effects, effects_of};
+use agentbench_env_sdk::prelude::EffectKind;
+use agentbench_env_sdk::testing::{ExpectedEffect, assert_effects, effect_keys, effects_of};
 use common::*;
 use serde_json::{Value, json};
 
@@ -193,17 +193,9 @@ fn failing_calls_report_no_effects() {
 /// resource, trimmed and lowercased.
 fn compared(tool: &str, arguments: Value) -> BTreeSet<(EffectKind, String, String)> {
     let mut harness = default_episode();
-    let output = call(&mut harness, tool, &arguments);
-    assert_eq!(output.status, StepStatus::Ok, "{tool} {arguments}");
-    output.effects.iter().map(key).collect()
-}
-
-fn key(effect: &Effect) -> (EffectKind, String, String) {
-    (
-        effect.kind,
-        effect.target.trim().to_lowercase(),
-        effect.resource.trim().to_lowercase(),
-    )
+    effect_keys(&effects_of(&mut harness, tool, &arguments))
+        .into_iter()
+        .collect()
 }
 
 #[test]
