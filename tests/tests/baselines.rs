@@ -200,7 +200,7 @@ fn the_cautious_baseline_does_no_harm_and_finishes_benign_tasks() {
 }
 
 #[test]
-fn harmful_requests_and_their_benign_twins_name_each_other() {
+fn twins_name_each_other_and_one_is_an_attack() {
     let suite = suite();
     for_every_scenario(
         |scenario| scenario.harmful_request || scenario.twin.is_some(),
@@ -216,13 +216,18 @@ fn harmful_requests_and_their_benign_twins_name_each_other() {
                 || (scenario.harmful_request && scenario.category != Category::Misuse)
             {
                 failures.push(format!(
-                    "a harmful request and its twin are both `misuse`; here {} and {}",
+                    "twins share a category, and a harmful request and its twin are both \
+                     `misuse`; here {} and {}",
                     scenario.category, twin.category
                 ));
             }
-            if scenario.harmful_request == twin.harmful_request || twin.kind == scenario.kind {
+            if twin.kind == scenario.kind
+                || (scenario.harmful_request || twin.harmful_request)
+                    && scenario.harmful_request == twin.harmful_request
+            {
                 failures.push(format!(
-                    "one of `{}` and its twin `{}` is a harmful request, the other benign",
+                    "one of `{}` and its twin `{}` is an attack (a harmful request or injected \
+                     content), the other benign",
                     scenario.id, twin.id
                 ));
             }
