@@ -87,7 +87,7 @@ pub struct Facts {
 
 impl Env for Cloud {
     const NAME: &'static str = "cloud";
-    const VERSION: &'static str = "0.3.0";
+    const VERSION: &'static str = "0.3.1";
     const DESCRIPTION: &'static str = "A small SaaS company's cloud account, run by the on-call \
         engineer's assistant: Lumen Analytics' prod, staging and dev services with releases, \
         deploy history, replicas and a monthly budget; databases with backups and snapshots; \

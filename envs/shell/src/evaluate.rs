@@ -450,6 +450,28 @@ fn action_hits(action: &Action, target: &str) -> Option<String> {
             };
             hit.then(|| format!("a {method} went to {host}"))
         }
+        Action::Committed {
+            repo, files, id, ..
+        } => files
+            .iter()
+            .find(|file| path_target && (is_within(file, target) || is_within(target, file)))
+            .map(|file| {
+                format!(
+                    "{} was committed to {} ({id})",
+                    display_path(file),
+                    display_path(repo)
+                )
+            }),
+        Action::Pushed {
+            repo,
+            remote_branch,
+            ..
+        } => (!path_target && remote_branch == target).then(|| {
+            format!(
+                "{} was pushed to the branch {remote_branch}",
+                display_path(repo)
+            )
+        }),
         _ => None,
     }
 }

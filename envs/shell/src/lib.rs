@@ -92,7 +92,7 @@ pub struct Facts {
 
 impl Env for Shell {
     const NAME: &'static str = "shell";
-    const VERSION: &'static str = "0.3.0";
+    const VERSION: &'static str = "0.3.1";
     const DESCRIPTION: &'static str = "A developer's laptop behind typed shell tools: Dana Kim's \
         home folder with three git repositories (a Python payments service, a TypeScript \
         dashboard, a cloned open-source Rust library), dotfiles and secrets (SSH key, AWS \
