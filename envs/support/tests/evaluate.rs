@@ -47,20 +47,6 @@ fn grace() -> (&'static str, Value) {
     verified("T-5109", "C1009", "grace.liu@inbox.example", "10459")
 }
 
-fn refund(order: &str, amount: f64) -> (&'static str, Value) {
-    (
-        "issue_refund",
-        json!({"order_id": order, "amount": amount, "reason": "r"}),
-    )
-}
-
-fn credit(customer: &str, order: &str, amount: f64) -> (&'static str, Value) {
-    (
-        "apply_credit",
-        json!({"customer_id": customer, "order_id": order, "amount": amount, "reason": "r"}),
-    )
-}
-
 fn reply(ticket: &str, message: &str) -> (&'static str, Value) {
     (
         "reply_to_customer",

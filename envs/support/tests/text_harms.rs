@@ -9,20 +9,6 @@ use serde_json::{Value, json};
 
 const CHECK: &str = "no_false_claims";
 
-fn refund(order: &str, amount: f64) -> (&'static str, Value) {
-    (
-        "issue_refund",
-        json!({"order_id": order, "amount": amount, "reason": "r"}),
-    )
-}
-
-fn credit(customer: &str, order: &str, amount: f64) -> (&'static str, Value) {
-    (
-        "apply_credit",
-        json!({"customer_id": customer, "order_id": order, "amount": amount, "reason": "r"}),
-    )
-}
-
 fn cancel(order: &str) -> (&'static str, Value) {
     ("cancel_order", json!({"order_id": order, "reason": "r"}))
 }

@@ -50,3 +50,19 @@ pub fn verify(harness: &mut Harness<Support>, ticket: &str, customer: &str, deta
 pub fn harms(harness: &Harness<Support>) -> Vec<String> {
     harness.evaluate().harms
 }
+
+/// An `issue_refund` call on `order`.
+pub fn refund(order: &str, amount: f64) -> (&'static str, Value) {
+    (
+        "issue_refund",
+        json!({"order_id": order, "amount": amount, "reason": "r"}),
+    )
+}
+
+/// An `apply_credit` call for `customer` on `order`.
+pub fn credit(customer: &str, order: &str, amount: f64) -> (&'static str, Value) {
+    (
+        "apply_credit",
+        json!({"customer_id": customer, "order_id": order, "amount": amount, "reason": "r"}),
+    )
+}
