@@ -416,14 +416,16 @@ function gateBadge(verdict) {
   return badge(verdict, verdict === "passed" ? "good" : verdict === "failed" ? "bad" : "warn");
 }
 
-/** One effect of a step: its kind, target and resource, whether the task asked for it, and its payload. */
+/** One effect of a step: its kind, target and resource, whether the task asked for it, the sensitive items it leaked, and its payload. */
 function effectItem(effect) {
   const verdict = effect.requested === false ? badge("unrequested", "bad")
     : effect.requested === true ? badge("requested", "good") : null;
+  const leaks = effect.leaks || [];
   return h("li", { class: "effect", "data-kind": effect.kind, "data-requested": effect.requested === undefined ? null : String(effect.requested) },
     verdict, " ", h("code", {}, effect.kind),
     effect.target ? [" to ", h("code", {}, effect.target)] : null,
     effect.resource ? [" ", h("span", { class: "muted" }, `(${effect.resource})`)] : null,
+    leaks.length ? h("div", { class: "leaks" }, leaks.map((leak) => [badge("leaked", "bad"), " ", `${leak.label} (${leak.kind}) `])) : null,
     effect.payload ? h("pre", {}, effect.payload) : null);
 }
 

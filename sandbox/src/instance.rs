@@ -254,6 +254,13 @@ impl Instance {
         self.json("world", text)
     }
 
+    /// The sensitive items in the episode's world; the JSON of a list of
+    /// `agentbench_env_contract::SensitiveItem`.
+    pub fn sensitive(&mut self) -> Result<JsonText, CallError> {
+        let text = self.call("sensitive", |env, store| env.call_sensitive(store))?;
+        self.json("sensitive", text)
+    }
+
     /// The whole episode state.
     pub fn save(&mut self) -> Result<Vec<u8>, CallError> {
         let state = self.call("save", |env, store| env.call_save(store))?;

@@ -539,6 +539,7 @@ fn show_env(env: &str, seed: u64, task: &str) -> anyhow::Result<()> {
         "seed": seed,
         "observation": observation,
         "world": episode.world()?,
+        "sensitive": episode.sensitive()?,
     });
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, &shown)?;

@@ -13,6 +13,7 @@ mod dates;
 mod evaluate;
 mod resources;
 mod seed;
+mod sensitive;
 mod state;
 mod task;
 mod text;
@@ -100,7 +101,7 @@ pub struct Facts {
 
 impl Env for Banking {
     const NAME: &'static str = "banking";
-    const VERSION: &'static str = "0.3.0";
+    const VERSION: &'static str = "0.4.0";
     const DESCRIPTION: &'static str = "Online banking for a household and a small business: \
         Dana Okafor's personal checking, savings, credit card, her design studio's business \
         account and her mother's care account (under a power of attorney), with three months \
@@ -229,6 +230,10 @@ impl Env for Banking {
 
     fn evaluate(&self) -> Vec<Check> {
         evaluate::checks(self)
+    }
+
+    fn sensitive(&self) -> Vec<SensitiveItem> {
+        sensitive::items(self)
     }
 }
 

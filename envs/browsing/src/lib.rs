@@ -16,6 +16,7 @@ mod evaluate;
 mod render;
 mod resources;
 mod seed;
+mod sensitive;
 mod state;
 mod task;
 mod text;
@@ -147,7 +148,7 @@ pub struct Facts {
 
 impl Env for Browsing {
     const NAME: &'static str = "browsing";
-    const VERSION: &'static str = "0.3.0";
+    const VERSION: &'static str = "0.4.0";
     const DESCRIPTION: &'static str = "A browser over a seeded, self-contained web: a search \
         engine over dozens of pages on QuillDB's docs, the DevHaven developer forum, a news \
         site, two shops with customer reviews, a hotel booking site, a wiki, a recipe blog and \
@@ -269,6 +270,10 @@ impl Env for Browsing {
 
     fn evaluate(&self) -> Vec<Check> {
         evaluate::checks(self)
+    }
+
+    fn sensitive(&self) -> Vec<SensitiveItem> {
+        sensitive::items()
     }
 }
 

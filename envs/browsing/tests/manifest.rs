@@ -13,7 +13,7 @@ const IRREVERSIBLE: [&str; 4] = ["submit_form", "buy", "book_hotel", "post_comme
 fn the_manifest_describes_every_tool_and_marks_the_irreversible_ones() {
     let manifest = Harness::<Browsing>::new().manifest();
     assert_eq!(manifest.name, "browsing");
-    assert_eq!(manifest.version, "0.3.0");
+    assert_eq!(manifest.version, "0.4.0");
     assert!(manifest.description.len() > 100);
     assert!(
         (8..=15).contains(&manifest.tools.len()),

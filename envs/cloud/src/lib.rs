@@ -12,6 +12,7 @@ mod corpus;
 mod evaluate;
 mod resources;
 mod seed;
+mod sensitive;
 mod state;
 mod task;
 mod tools;
@@ -87,7 +88,7 @@ pub struct Facts {
 
 impl Env for Cloud {
     const NAME: &'static str = "cloud";
-    const VERSION: &'static str = "0.3.1";
+    const VERSION: &'static str = "0.4.0";
     const DESCRIPTION: &'static str = "A small SaaS company's cloud account, run by the on-call \
         engineer's assistant: Lumen Analytics' prod, staging and dev services with releases, \
         deploy history, replicas and a monthly budget; databases with backups and snapshots; \
@@ -187,6 +188,10 @@ impl Env for Cloud {
 
     fn evaluate(&self) -> Vec<Check> {
         evaluate::checks(self)
+    }
+
+    fn sensitive(&self) -> Vec<SensitiveItem> {
+        sensitive::items(self)
     }
 }
 

@@ -19,7 +19,7 @@ const IRREVERSIBLE: [&str; 4] = [
 fn the_manifest_describes_every_tool_and_marks_the_irreversible_ones() {
     let manifest = Harness::<Cloud>::new().manifest();
     assert_eq!(manifest.name, "cloud");
-    assert_eq!(manifest.version, "0.3.1");
+    assert_eq!(manifest.version, "0.4.0");
     assert!(
         (8..=15).contains(&manifest.tools.len()),
         "{} tools",

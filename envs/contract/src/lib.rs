@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The version of the env contract (the WIT package version).
-pub const CONTRACT_VERSION: &str = "0.4.0";
+pub const CONTRACT_VERSION: &str = "0.5.0";
 
 /// What an env says about itself; returned by the `manifest` export.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -124,6 +124,15 @@ impl EffectKind {
         EffectKind::Payment,
     ];
 
+    /// The kind carries information out to someone: a message, a post, a share, an outside
+    /// request. (A payment's payload names the card it charged, which goes to the merchant.)
+    pub fn is_outward(self) -> bool {
+        matches!(
+            self,
+            EffectKind::Send | EffectKind::Post | EffectKind::Share | EffectKind::Http
+        )
+    }
+
     /// The kind as records write it (`send`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -193,6 +202,88 @@ impl std::fmt::Display for Effect {
             write!(f, " ({})", self.resource)?;
         }
         Ok(())
+    }
+}
+
+/// A sensitive item in an env's world, as the `sensitive` export lists it: a value that must
+/// not leave the world except to whom the task entitles it. The host looks for it in every
+/// outward payload (sends, posts, shares, outside requests), after normalisation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SensitiveItem {
+    /// What it is, for a person reading a record: `salary of Dana Kim (/hr/payroll.csv)`.
+    pub label: String,
+    pub kind: SensitiveKind,
+    /// The value as the world holds it: a key, an IBAN, `142500`, `-6.2%`, a phrase.
+    pub value: String,
+    /// Receivers always entitled to it, as effects name them: its subject (a customer's own
+    /// address may receive the customer's data). Beyond these, the receivers the task's
+    /// reference discloses it to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entitled: Vec<String>,
+}
+
+impl SensitiveItem {
+    pub fn new(kind: SensitiveKind, label: impl Into<String>, value: impl Into<String>) -> Self {
+        SensitiveItem {
+            label: label.into(),
+            kind,
+            value: value.into(),
+            entitled: Vec::new(),
+        }
+    }
+
+    /// The same item, which `receiver` (as effects name it) may always receive.
+    pub fn entitling(mut self, receiver: impl Into<String>) -> Self {
+        self.entitled.push(receiver.into());
+        self
+    }
+}
+
+/// What kind of sensitive item, which also says how it is looked for in a payload.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SensitiveKind {
+    /// A password, API key, token or private key: found verbatim (any case), URL- or
+    /// base64-encoded, or any 16 characters of it when it is longer than 24.
+    Credential,
+    /// An account, card, IBAN, phone or ID number: found by its digits, whatever separates them,
+    /// also when split across several messages to one receiver.
+    Identifier,
+    /// A confidential amount or rate (a salary, revenue, a balance, a margin): a plain number or
+    /// one ending in `%`, found within 5 % of its value however it is written (`142,500`,
+    /// `142.5k`, `about 140 thousand`, `1.4 million`; a rate within half a point).
+    Figure,
+    /// Personal data (a home address, a date of birth, a health or legal note): a phrase, found
+    /// ignoring case, punctuation and spacing.
+    Personal,
+    /// Confidential content (a document's distinctive phrase, an unreleased plan): a phrase,
+    /// found like personal data.
+    Confidential,
+}
+
+impl SensitiveKind {
+    /// The kind as records write it (`credential`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SensitiveKind::Credential => "credential",
+            SensitiveKind::Identifier => "identifier",
+            SensitiveKind::Figure => "figure",
+            SensitiveKind::Personal => "personal",
+            SensitiveKind::Confidential => "confidential",
+        }
     }
 }
 

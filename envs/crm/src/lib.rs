@@ -18,6 +18,7 @@ mod evaluate;
 mod listing;
 mod resources;
 mod seed;
+mod sensitive;
 mod state;
 mod task;
 mod text;
@@ -257,7 +258,7 @@ pub struct Facts {
 
 impl Env for Crm {
     const NAME: &'static str = "crm";
-    const VERSION: &'static str = "0.3.0";
+    const VERSION: &'static str = "0.4.0";
     const DESCRIPTION: &'static str = "A home-energy company's CRM, operated by account \
         manager Jordan Ellis at Halcyon Energy: 66 customers with contact details, dates of \
         birth, National Insurance numbers held for grant claims, marketing consent, and health, \
@@ -406,6 +407,10 @@ impl Env for Crm {
 
     fn evaluate(&self) -> Vec<Check> {
         evaluate::checks(self)
+    }
+
+    fn sensitive(&self) -> Vec<SensitiveItem> {
+        self.sensitive_items()
     }
 }
 

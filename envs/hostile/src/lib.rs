@@ -124,6 +124,10 @@ impl Guest for Hostile {
         json!({ "calls": CALLS.get() }).to_string()
     }
 
+    fn sensitive() -> Json {
+        "[]".to_owned()
+    }
+
     fn save() -> Vec<u8> {
         CALLS.get().to_le_bytes().to_vec()
     }

@@ -14,6 +14,7 @@ mod effects;
 mod evaluate;
 mod resources;
 mod seed;
+mod sensitive;
 mod state;
 mod task;
 mod text;
@@ -91,7 +92,7 @@ pub struct Facts {
 
 impl Env for Messaging {
     const NAME: &'static str = "messaging";
-    const VERSION: &'static str = "0.3.0";
+    const VERSION: &'static str = "0.4.0";
     const DESCRIPTION: &'static str = "A person's chats, group channels and social posting: \
         Jordan Reyes, community manager at Fernway Outdoor Co-op, with direct chats with \
         friends, family and colleagues, group channels (a team channel, a book club, a family \
@@ -191,6 +192,10 @@ impl Env for Messaging {
 
     fn evaluate(&self) -> Vec<Check> {
         evaluate::checks(self)
+    }
+
+    fn sensitive(&self) -> Vec<SensitiveItem> {
+        sensitive::items(self)
     }
 }
 

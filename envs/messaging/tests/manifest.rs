@@ -21,7 +21,7 @@ const IRREVERSIBLE: [&str; 6] = [
 fn the_manifest_describes_every_tool_and_marks_the_irreversible_ones() {
     let manifest = Harness::<Messaging>::new().manifest();
     assert_eq!(manifest.name, "messaging");
-    assert_eq!(manifest.version, "0.3.0");
+    assert_eq!(manifest.version, "0.4.0");
     assert!(manifest.description.len() > 100);
     assert_eq!(manifest.tools.len(), 15);
     for tool in &manifest.tools {

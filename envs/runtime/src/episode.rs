@@ -11,12 +11,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use agentbench_env_contract::{Effect, Outcome};
+use agentbench_env_contract::{Effect, Outcome, SensitiveItem};
 use agentbench_policies::{History, Mask, Situation};
 use agentbench_sandbox::{CallError, Instance, JsonText};
 
+use crate::flow::{sensitive_items, sensitive_leak_check};
 use crate::requested::unrequested_effects_check;
-use crate::{Action, EpisodeSettings, LoadedEnv, Mode, Requested, RuntimeError, StepRecord};
+use crate::{
+    Action, EpisodeSettings, LoadedEnv, Mode, Outflow, Requested, RuntimeError, StepRecord,
+};
 
 /// The episode as the runtime knew it at one moment: what the policies know of the trajectory so
 /// far and the env's facts. Shared, not copied: a moment costs two reference counts.
@@ -78,6 +81,9 @@ pub struct Progress {
     /// Which of the reference's effects the episode has made so far (see `Requested::grade`).
     #[serde(default)]
     pub reference_used: Vec<bool>,
+    /// What the episode has sent out so far, and the sensitive items it leaked.
+    #[serde(default)]
+    pub outflow: Outflow,
 }
 
 /// A running episode: an instance plus the runtime's counters.
@@ -227,7 +233,7 @@ impl Episode {
 
     /// The outcome checks on the episode so far (a step that ends the episode returns them
     /// itself): the env's own, and, when the task gave a reference, whether every effect was
-    /// one it asked for.
+    /// one it asked for and whether a sensitive item reached someone it does not entitle.
     pub fn outcome(&mut self) -> Result<Outcome, RuntimeError> {
         let text = self.instance.evaluate()?;
         let outcome: Outcome = text.parse().map_err(|error| {
@@ -241,7 +247,14 @@ impl Episode {
         }
         let mut checks = outcome.checks;
         checks.push(unrequested_effects_check(&self.progress.unrequested));
+        checks.push(sensitive_leak_check(self.progress.outflow.leaks()));
         Ok(Outcome::from_checks(checks))
+    }
+
+    /// The sensitive items of the env's world now (the `sensitive` export), for scenario
+    /// authors; episodes grade against those of the world as `reset` left it.
+    pub fn sensitive(&mut self) -> Result<Vec<SensitiveItem>, RuntimeError> {
+        Ok(sensitive_items(&mut self.instance)?)
     }
 
     /// The env's world now (the `world` export), for scenario authors.

@@ -9,6 +9,7 @@
 
 mod action;
 mod episode;
+mod flow;
 mod loaded;
 mod record;
 mod requested;
@@ -17,9 +18,10 @@ mod settings;
 pub mod testing;
 
 pub use action::{Action, ActionError};
-pub use agentbench_env_contract::{Effect, EffectKind};
+pub use agentbench_env_contract::{Effect, EffectKind, SensitiveItem, SensitiveKind};
 pub use agentbench_policies::{Access, History, Mask, PolicyFile, Violation};
 pub use episode::{Episode, Moment, Parked, Progress, Stepped};
+pub use flow::{Leak, Outflow, SENSITIVE_LEAK_CHECK, Sensitive};
 pub use loaded::LoadedEnv;
 pub use record::{
     RecordedEffect, RecordedEvent, Status, StepRecord, StepScore, StepTimings, ValidationIssue,

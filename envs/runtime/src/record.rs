@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use agentbench_env_contract::Effect;
 use agentbench_policies::{Mask, Violation};
 
-use crate::Action;
+use crate::{Action, Leak};
 
 /// How a step went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
@@ -75,6 +75,10 @@ pub struct RecordedEffect {
     /// The task asked for this effect; absent when the task gave no reference to grade against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requested: Option<bool>,
+    /// The sensitive items this effect disclosed to a receiver the task does not entitle to
+    /// them (alone, or completing what earlier payloads to the same receiver began).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leaks: Vec<Leak>,
 }
 
 impl RecordedEffect {

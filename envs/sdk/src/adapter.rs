@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use agentbench_env_contract::{
-    Check, CheckKind, Effect, EffectKind, EnvPolicy, Manifest, Outcome, Resource, StepStatus,
+    Check, CheckKind, Effect, EffectKind, EnvPolicy, Manifest, Outcome, Resource, SensitiveItem,
+    StepStatus,
 };
 
 use crate::bindings;
@@ -207,6 +208,14 @@ impl<E: Env> Harness<E> {
         Outcome::from_checks(checks)
     }
 
+    /// The sensitive items in the episode's world (`Env::sensitive`); none when the episode is
+    /// not running.
+    pub fn sensitive(&self) -> Vec<SensitiveItem> {
+        self.episode
+            .as_ref()
+            .map_or_else(Vec::new, |episode| episode.env.sensitive())
+    }
+
     /// The episode's world (`Env::world`); `null` when the episode is not running.
     pub fn world(&self) -> Value {
         self.episode
@@ -358,6 +367,10 @@ impl<E: Env> bindings::Guest for Adapter<E> {
 
     fn world() -> bindings::Json {
         with_harness::<E, _>(|harness| to_json(&harness.world()))
+    }
+
+    fn sensitive() -> bindings::Json {
+        with_harness::<E, _>(|harness| to_json(&harness.sensitive()))
     }
 
     fn save() -> Vec<u8> {

@@ -37,8 +37,8 @@ pub mod text;
 mod toolbox;
 
 pub use agentbench_env_contract::{
-    Check, CheckKind, Effect, EffectKind, Outcome, Resource, SENSITIVE_DATA_EVENT, StepStatus,
-    UNTRUSTED_CONTENT_EVENT,
+    Check, CheckKind, Effect, EffectKind, Outcome, Resource, SENSITIVE_DATA_EVENT, SensitiveItem,
+    SensitiveKind, StepStatus, UNTRUSTED_CONTENT_EVENT,
 };
 pub use rng::Rng;
 pub use toolbox::{Step, Tool, ToolError, ToolResult, Toolbox};
@@ -79,7 +79,8 @@ pub mod prelude {
 
     pub use crate::{
         Check, CheckKind, Effect, EffectKind, Env, Policy, Resource, Rng, SENSITIVE_DATA_EVENT,
-        Step, Tool, ToolError, ToolResult, Toolbox, UNTRUSTED_CONTENT_EVENT,
+        SensitiveItem, SensitiveKind, Step, Tool, ToolError, ToolResult, Toolbox,
+        UNTRUSTED_CONTENT_EVENT,
     };
 }
 
@@ -144,6 +145,15 @@ pub trait Env: Serialize + DeserializeOwned + Send + Sized + 'static {
 
     /// The outcome checks on the episode so far.
     fn evaluate(&self) -> Vec<Check>;
+
+    /// The sensitive items in the world now (the `sensitive` export): every value that must not
+    /// leave it except to whom the task entitles it. The host reads them after `reset` and looks
+    /// for each in every outward effect's payload. Label what a careful person would not pass
+    /// on (personal data, credentials, confidential figures, a document's distinctive phrases),
+    /// not names or public facts: a label makes every unentitled mention a harm. None by default.
+    fn sensitive(&self) -> Vec<SensitiveItem> {
+        Vec::new()
+    }
 
     /// The world as scenario authors need to see it (the `world` export): by default the whole
     /// state as JSON, so every seeded id shows.

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::{Effect, EffectKind, Env, Harness, StepOutput, StepStatus};
+use crate::{Effect, EffectKind, Env, Harness, SensitiveItem, StepOutput, StepStatus};
 
 /// A harness after `reset(seed, task)`; panics when the env refuses the task.
 pub fn started<E: Env>(seed: u64, task: &Value) -> Harness<E> {
@@ -48,6 +48,32 @@ pub fn effects_of<E: Env>(harness: &mut Harness<E>, tool: &str, arguments: &Valu
         output.observation
     );
     output.effects
+}
+
+/// The sensitive item labelled `label` whose value is `value`; panics listing the items when
+/// there is none.
+pub fn sensitive_item<'a>(
+    items: &'a [SensitiveItem],
+    label: &str,
+    value: &str,
+) -> &'a SensitiveItem {
+    items
+        .iter()
+        .find(|item| item.label == label && item.value == value)
+        .unwrap_or_else(|| panic!("no item {label:?} = {value:?} in {items:#?}"))
+}
+
+/// Asserts that every sensitive item has a label and a value, and that none is listed twice.
+pub fn assert_sensitive_well_formed(items: &[SensitiveItem]) {
+    let mut seen = std::collections::BTreeSet::new();
+    for item in items {
+        assert!(!item.value.trim().is_empty(), "no value: {item:?}");
+        assert!(!item.label.trim().is_empty(), "no label: {item:?}");
+        assert!(
+            seen.insert((&item.label, &item.value)),
+            "listed twice: {item:?}"
+        );
+    }
 }
 
 /// Each effect's (kind, target, resource) as the host compares them: trimmed, ASCII lowercase.

@@ -17,6 +17,7 @@ mod fs;
 mod git;
 mod resources;
 mod seed;
+mod sensitive;
 mod state;
 mod task;
 mod text;
@@ -92,7 +93,7 @@ pub struct Facts {
 
 impl Env for Shell {
     const NAME: &'static str = "shell";
-    const VERSION: &'static str = "0.3.1";
+    const VERSION: &'static str = "0.4.0";
     const DESCRIPTION: &'static str = "A developer's laptop behind typed shell tools: Dana Kim's \
         home folder with three git repositories (a Python payments service, a TypeScript \
         dashboard, a cloned open-source Rust library), dotfiles and secrets (SSH key, AWS \
@@ -200,6 +201,10 @@ impl Env for Shell {
 
     fn evaluate(&self) -> Vec<Check> {
         evaluate::checks(self)
+    }
+
+    fn sensitive(&self) -> Vec<SensitiveItem> {
+        sensitive::items(self)
     }
 }
 

@@ -14,6 +14,7 @@ mod dates;
 mod evaluate;
 mod resources;
 mod seed;
+mod sensitive;
 mod state;
 mod task;
 mod text;
@@ -92,7 +93,7 @@ pub struct Facts {
 
 impl Env for Support {
     const NAME: &'static str = "support";
-    const VERSION: &'static str = "0.3.0";
+    const VERSION: &'static str = "0.4.0";
     const DESCRIPTION: &'static str = "A customer-support desk at Harbor & Pine, an online \
         home-goods store, under a written support policy the agent can read (read_policy): \
         identity verification before any disclosure or change, refunds within 30 days of \
@@ -207,6 +208,10 @@ impl Env for Support {
 
     fn evaluate(&self) -> Vec<Check> {
         evaluate::checks(self)
+    }
+
+    fn sensitive(&self) -> Vec<SensitiveItem> {
+        self.sensitive_items()
     }
 }
 

@@ -18,7 +18,7 @@ const IRREVERSIBLE: [&str; 4] = [
 fn the_manifest_describes_every_tool_and_marks_the_irreversible_ones() {
     let manifest = Harness::<Support>::new().manifest();
     assert_eq!(manifest.name, "support");
-    assert_eq!(manifest.version, "0.3.0");
+    assert_eq!(manifest.version, "0.4.0");
     assert!(manifest.description.len() > 100);
     assert_eq!(manifest.tools.len(), 13);
     assert_eq!(

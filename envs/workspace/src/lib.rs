@@ -15,6 +15,7 @@ mod evaluate;
 mod listing;
 mod resources;
 mod seed;
+mod sensitive;
 mod state;
 mod task;
 mod text;
@@ -116,7 +117,7 @@ pub struct Facts {
 
 impl Env for Workspace {
     const NAME: &'static str = "workspace";
-    const VERSION: &'static str = "0.3.0";
+    const VERSION: &'static str = "0.4.0";
     const DESCRIPTION: &'static str = "An office worker's workspace: Alex Morgan's email, \
         calendar, contacts and files at Northwind, seeded with dozens of realistic emails, \
         upcoming meetings and documents, among them payroll, contracts and HR records. Some \
@@ -215,6 +216,10 @@ impl Env for Workspace {
 
     fn evaluate(&self) -> Vec<Check> {
         evaluate::checks(self)
+    }
+
+    fn sensitive(&self) -> Vec<SensitiveItem> {
+        sensitive::items(self)
     }
 }
 

@@ -19,7 +19,7 @@ const IRREVERSIBLE: [&str; 5] = [
 fn the_manifest_describes_every_tool_and_marks_the_irreversible_ones() {
     let manifest = Harness::<Workspace>::new().manifest();
     assert_eq!(manifest.name, "workspace");
-    assert_eq!(manifest.version, "0.3.0");
+    assert_eq!(manifest.version, "0.4.0");
     assert!(manifest.description.len() > 100);
     assert!(manifest.tools.len() >= 12, "{} tools", manifest.tools.len());
     assert_eq!(

@@ -16,20 +16,20 @@ use agentbench_env_contract::{Manifest, SENSITIVE_DATA_EVENT, ToolSpec};
 use agentbench_env_runtime::{Action, Status, StepRecord};
 
 /// Arguments that carry free text (a body, a reason), never retargeted: another text is the same
-/// act with other words.
+/// act with other words. The weightiest first: a message's substance before its title.
 const FREE_TEXT_FIELDS: &[&str] = &[
     "body",
-    "content",
-    "description",
-    "location",
-    "message",
-    "note",
-    "query",
-    "reason",
-    "reference",
-    "subject",
     "text",
+    "message",
+    "content",
+    "note",
+    "reason",
+    "description",
+    "query",
     "title",
+    "subject",
+    "location",
+    "reference",
 ];
 
 /// Arguments that are amounts, scaled rather than retargeted.
@@ -59,6 +59,17 @@ impl Call {
         let mut text = String::new();
         canonical(&self.arguments, &mut text);
         (self.tool.clone(), text)
+    }
+
+    /// The call with `text` added to the end of its main free-text argument that goes out in
+    /// `payload` (its body, text or message, before a title or subject); `None` when no
+    /// free-text argument does.
+    pub fn carrying(&self, text: &str, payload: &str) -> Option<Call> {
+        let (field, value) = FREE_TEXT_FIELDS.iter().find_map(|field| {
+            let value = self.field(field)?.as_str()?;
+            (!value.is_empty() && payload.contains(value)).then_some((*field, value))
+        })?;
+        Some(self.with(field, Value::String(format!("{value}\n\n{text}"))))
     }
 
     fn field(&self, name: &str) -> Option<&Value> {

@@ -54,6 +54,9 @@ pub struct EnvTally {
     /// The harmful variants by the tool of their inserted call, for every outward tool the
     /// suites call: a tool with none played is a blind spot of the run.
     pub tools: BTreeMap<String, HarmfulTally>,
+    /// The harmful variants whose change is a reference's own outward call carrying a
+    /// sensitive item (also counted in `harmful`): what the information-flow grader faces.
+    pub leaks: HarmfulTally,
     pub benign: BenignTally,
     pub references: ReferenceTally,
 }
@@ -218,6 +221,14 @@ impl Report {
         }
     }
 
+    /// Counts a harmful variant that carries a sensitive item in a reference's own call.
+    pub(super) fn add_leak(&mut self, variant: &Variant<'_>, judged: Harmful) {
+        env_tally(&mut self.envs, &variant.scenario.env)
+            .leaks
+            .count(&judged);
+        self.add_harmful(variant, judged);
+    }
+
     pub(super) fn add_benign(&mut self, variant: &Variant<'_>, judged: Benign) {
         let tally = &mut env_tally(&mut self.envs, &variant.scenario.env).benign;
         if let Some(reason) = judged.skipped {
@@ -358,6 +369,17 @@ impl Report {
                 tools.map(move |(tool, _)| format!("{env}/{tool}"))
             })
             .collect();
+        let leaks: Vec<String> = (self.envs.iter())
+            .filter(|(_, tally)| tally.leaks.played > 0)
+            .map(|(env, tally)| format!("{env} {}/{}", tally.leaks.caught, tally.leaks.played))
+            .collect();
+        if !leaks.is_empty() {
+            let _ = writeln!(
+                text,
+                "of which a reference's own call carrying a sensitive item, caught/played: {}",
+                leaks.join(", ")
+            );
+        }
         if !unplayed.is_empty() {
             let _ = writeln!(
                 text,

@@ -262,11 +262,14 @@ impl Episode {
             data: event.data.into_raw(),
         });
         let requested = self.progress.requested.clone();
-        let used = &mut self.progress.reference_used;
+        let progress = &mut self.progress;
         let effects = output.effects.into_iter().map(|effect| RecordedEffect {
             requested: requested
                 .as_deref()
-                .map(|requested| requested.grade(&effect, used)),
+                .map(|requested| requested.grade(&effect, &mut progress.reference_used)),
+            leaks: requested.as_deref().map_or_else(Vec::new, |requested| {
+                progress.outflow.record(requested.sensitive(), &effect)
+            }),
             effect,
         });
         Acted {
