@@ -8,6 +8,7 @@
 //! a final message, a `user` message carrying the same. `transcript_from_request` reads back
 //! exactly what `request_body` wrote.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::{ASK_USER_TOOL, Access, Action, Mistake, Turn, View};
@@ -50,10 +51,71 @@ impl ChatError {
     }
 }
 
-/// The chat-completions request for `view`: the messages so far, and the tools the mask leaves
-/// open plus `ask_user`. Tool calls are not made in parallel, since the runtime takes one action
-/// per step.
-pub fn request_body(view: &View<'_>, model: &str) -> Value {
+/// What every request of a model agent carries besides the conversation: how the model may use
+/// the tools and how it is sampled. Recorded with a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Sampling {
+    /// `tool_choice`: whether the model may, must or must not call a tool.
+    #[serde(default)]
+    pub tool_choice: ToolChoice,
+    /// The longest reply, in tokens; the server's default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    /// Asks the server for reproducible sampling, where it supports that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+/// The request's `tool_choice`. It is always sent: OpenAI's default is `auto`, but some
+/// OpenAI-compatible servers render the prompt without any tool when it is absent.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    /// The model chooses between a tool call and a message.
+    #[default]
+    Auto,
+    /// The model must call a tool (`ask_user` included); it cannot end the episode.
+    Required,
+    /// The model sees the tools but may not call them.
+    None,
+}
+
+impl ToolChoice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolChoice::Auto => "auto",
+            ToolChoice::Required => "required",
+            ToolChoice::None => "none",
+        }
+    }
+}
+
+impl std::str::FromStr for ToolChoice {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<ToolChoice, String> {
+        match text {
+            "auto" => Ok(ToolChoice::Auto),
+            "required" => Ok(ToolChoice::Required),
+            "none" => Ok(ToolChoice::None),
+            _ => Err(format!(
+                "`{text}` is not a tool choice (auto, required, none)"
+            )),
+        }
+    }
+}
+
+/// The chat-completions request for `view`: the messages so far, the tools the mask leaves open
+/// plus `ask_user`, and `sampling`. Tool calls are not made in parallel, since the runtime takes
+/// one action per step. An assistant message that calls a tool has the content `""`, not
+/// `null`: some servers fail on every later turn when it is `null`.
+pub fn request_body(view: &View<'_>, model: &str, sampling: &Sampling) -> Value {
     let mut tools: Vec<Value> = view
         .tools
         .iter()
@@ -87,7 +149,7 @@ pub fn request_body(view: &View<'_>, model: &str) -> Value {
             Written::Call(name, arguments) => {
                 messages.push(json!({
                     "role": "assistant",
-                    "content": null,
+                    "content": "",
                     "tool_calls": [tool_call(&call_id, name, arguments)],
                 }));
                 messages.push(json!({"role": "tool", "tool_call_id": call_id, "content": result}));
@@ -99,12 +161,25 @@ pub fn request_body(view: &View<'_>, model: &str) -> Value {
         }
     }
 
-    json!({
+    let mut body = json!({
         "model": model,
         "messages": messages,
         "tools": tools,
+        "tool_choice": sampling.tool_choice.as_str(),
         "parallel_tool_calls": false,
-    })
+    });
+    let optional = [
+        ("max_tokens", sampling.max_tokens.map(Value::from)),
+        ("temperature", sampling.temperature.map(Value::from)),
+        ("top_p", sampling.top_p.map(Value::from)),
+        ("seed", sampling.seed.map(Value::from)),
+    ];
+    for (key, value) in optional {
+        if let Some(value) = value {
+            body[key] = value;
+        }
+    }
+    body
 }
 
 /// Reads back the episode from a request that `request_body` made. Fields it does not write
@@ -659,9 +734,33 @@ mod tests {
             turns: &turns,
         };
 
-        let body = request_body(&view, "gpt-test");
+        let body = request_body(&view, "gpt-test", &Sampling::default());
         assert_eq!(body["model"], "gpt-test");
         assert_eq!(body["parallel_tool_calls"], false);
+        assert_eq!(
+            body["tool_choice"], "auto",
+            "some servers hide the tools without it"
+        );
+        assert!(body.get("max_tokens").is_none());
+        assert_eq!(
+            body["messages"][2]["content"], "",
+            "a tool call's content is never null"
+        );
+        let sampled = Sampling {
+            tool_choice: ToolChoice::Required,
+            max_tokens: Some(512),
+            temperature: Some(0.0),
+            top_p: Some(0.9),
+            seed: Some(7),
+        };
+        let body_sampled = request_body(&view, "gpt-test", &sampled);
+        assert_eq!(body_sampled["tool_choice"], "required");
+        assert_eq!(body_sampled["max_tokens"], 512);
+        assert_eq!(body_sampled["temperature"], 0.0);
+        assert_eq!(body_sampled["top_p"], 0.9);
+        assert_eq!(body_sampled["seed"], 7);
+        assert_eq!("none".parse::<ToolChoice>(), Ok(ToolChoice::None));
+        assert!("any".parse::<ToolChoice>().is_err());
         let names: Vec<&str> = body["tools"]
             .as_array()
             .unwrap()

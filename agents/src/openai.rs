@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use reqwest::header::RETRY_AFTER;
 use serde_json::Value;
 
-use crate::chat::{decision_from_reply, request_body};
+use crate::chat::{Sampling, decision_from_reply, request_body};
 use crate::{Agent, AgentError, BoxFuture, Decision, View};
 
 /// OpenAI's own endpoint.
@@ -34,6 +34,8 @@ pub struct OpenAiSettings {
     pub max_retries: u32,
     /// The wait before the first retry; it doubles for each later one (up to `MAX_BACKOFF`).
     pub first_backoff: Duration,
+    /// What every request asks of the model besides the conversation.
+    pub sampling: Sampling,
 }
 
 /// The key stays out of logs.
@@ -46,6 +48,7 @@ impl std::fmt::Debug for OpenAiSettings {
             .field("timeout", &self.timeout)
             .field("max_retries", &self.max_retries)
             .field("first_backoff", &self.first_backoff)
+            .field("sampling", &self.sampling)
             .finish()
     }
 }
@@ -190,7 +193,7 @@ impl Agent for OpenAiAgent {
     fn act<'a>(&'a self, view: View<'a>) -> BoxFuture<'a, Result<Decision, AgentError>> {
         Box::pin(async move {
             let started = Instant::now();
-            let body = request_body(&view, &self.settings.model);
+            let body = request_body(&view, &self.settings.model, &self.settings.sampling);
             let reply = self.complete(&body).await?;
             let (action, mistake, tokens) = decision_from_reply(&reply)
                 .map_err(|error| AgentError::BadReply(error.to_string()))?;

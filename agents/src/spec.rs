@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use crate::chat::Sampling;
 use crate::openai::{DEFAULT_BASE_URL, OpenAiAgent, OpenAiSettings};
 use crate::{Agent, AgentError, Baseline, Scripted};
 
@@ -20,6 +21,8 @@ pub struct AgentSettings {
     pub timeout: Duration,
     /// Retries of a request that failed in a way that passes with time.
     pub max_retries: u32,
+    /// What every request asks of the model besides the conversation.
+    pub sampling: Sampling,
 }
 
 impl Default for AgentSettings {
@@ -29,6 +32,7 @@ impl Default for AgentSettings {
             api_key: None,
             timeout: Duration::from_secs(120),
             max_retries: 4,
+            sampling: Sampling::default(),
         }
     }
 }
@@ -41,6 +45,7 @@ impl std::fmt::Debug for AgentSettings {
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("timeout", &self.timeout)
             .field("max_retries", &self.max_retries)
+            .field("sampling", &self.sampling)
             .finish()
     }
 }
@@ -72,6 +77,7 @@ pub fn build_agent(spec: &str, settings: &AgentSettings) -> Result<Box<dyn Agent
             timeout: settings.timeout,
             max_retries: settings.max_retries,
             first_backoff: FIRST_BACKOFF,
+            sampling: settings.sampling.clone(),
         })?)),
         _ => Err(bad("unknown name")),
     }

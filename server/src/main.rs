@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
-use agentbench_agents::AgentSettings;
+use agentbench_agents::{AgentSettings, Sampling};
 use agentbench_env_runtime::{Episode, Mode};
 use agentbench_sandbox::Limits;
 use agentbench_server::builtin::AddedPolicies;
@@ -184,6 +184,21 @@ struct RunArgs {
     /// How often a failed model request is retried (connection errors, timeouts, 429, 5xx).
     #[arg(long, env = "AGENTBENCH_AGENT_RETRIES", default_value_t = 4)]
     agent_retries: u32,
+    /// The `tool_choice` a model agent sends: auto (the model chooses), required or none.
+    #[arg(long, env = "AGENTBENCH_TOOL_CHOICE", default_value = "auto")]
+    tool_choice: agentbench_agents::ToolChoice,
+    /// The longest reply a model agent asks for, in tokens (the server's default when absent).
+    #[arg(long, env = "AGENTBENCH_MAX_TOKENS")]
+    max_tokens: Option<u32>,
+    /// The sampling temperature a model agent asks for.
+    #[arg(long, env = "AGENTBENCH_TEMPERATURE")]
+    temperature: Option<f64>,
+    /// The nucleus sampling share (`top_p`) a model agent asks for.
+    #[arg(long, env = "AGENTBENCH_TOP_P")]
+    top_p: Option<f64>,
+    /// The sampling seed a model agent sends, for servers that honour it.
+    #[arg(long, env = "AGENTBENCH_MODEL_SEED")]
+    model_seed: Option<u64>,
     /// How many times each scenario is played.
     #[arg(long, env = "AGENTBENCH_TRIALS", default_value_t = 1)]
     trials: u32,
@@ -347,6 +362,13 @@ fn run_suite(args: Box<RunArgs>) -> anyhow::Result<ExitCode> {
             api_key: std::env::var(&args.api_key_env).ok(),
             timeout: args.agent_timeout,
             max_retries: args.agent_retries,
+            sampling: Sampling {
+                tool_choice: args.tool_choice,
+                max_tokens: args.max_tokens,
+                temperature: args.temperature,
+                top_p: args.top_p,
+                seed: args.model_seed,
+            },
         },
         trials: args.trials,
         concurrency: args.concurrency,

@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use agentbench_agents::Sampling;
 use agentbench_scorers::{Difference, EpisodeResult, RunMetrics};
 
 use crate::gate::GateVerdict;
@@ -24,6 +25,10 @@ pub struct RunInfo {
     pub server: Option<String>,
     /// The model endpoint, for a model agent.
     pub base_url: Option<String>,
+    /// What a model agent's requests asked for besides the conversation (`tool_choice`,
+    /// `max_tokens`, `temperature`, `top_p`, `seed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<Sampling>,
     /// The git revision of the agent or model under test, when given.
     pub revision: Option<String>,
     /// Only the first N scenarios ran.

@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 
 use agentbench_agents::chat::reply_body;
 use agentbench_agents::{
-    Action, Agent, AgentError, Baseline, OpenAiAgent, OpenAiSettings, Scripted, Turn, View,
+    Action, Agent, AgentError, Baseline, OpenAiAgent, OpenAiSettings, Sampling, Scripted, Turn,
+    View,
 };
 use agentbench_datasets::{Scenario, Suite};
 use agentbench_env_contract::Outcome;
@@ -65,6 +66,7 @@ fn settings(base_url: &str) -> OpenAiSettings {
         timeout: Duration::from_secs(10),
         max_retries: 2,
         first_backoff: Duration::from_millis(1),
+        sampling: Sampling::default(),
     }
 }
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use agentbench_tests::{Db, Server, agentbench_binary};
 
@@ -150,6 +150,35 @@ fn an_unreachable_model_endpoint_leaves_episodes_unmeasured_and_exits_2() {
 }
 
 #[test]
+fn a_run_without_a_single_tool_call_says_so_in_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    // Three scenarios are too few for the gate to decide (exit 3); the episodes are measured.
+    let output = run_baseline(dir.path(), "oracle", &["--limit", "3"]);
+    assert_eq!(code(&output), 3, "{}", explain(&output));
+    // The same episodes, each only the oracle's final message: an agent that only talks.
+    let recorded = std::fs::read_to_string(dir.path().join("oracle/episodes.jsonl")).unwrap();
+    let talking: Vec<String> = recorded
+        .lines()
+        .map(|line| {
+            let mut line: Value = serde_json::from_str(line).unwrap();
+            let last = line["actions"].as_array().unwrap().last().unwrap().clone();
+            line["actions"] = json!([last]);
+            line.to_string()
+        })
+        .collect();
+    let replayed = dir.path().join("talking.jsonl");
+    std::fs::write(&replayed, talking.join("\n")).unwrap();
+    let agent = format!("replay:{}", replayed.display());
+    let output = run_baseline(dir.path(), &agent, &["--limit", "3"]);
+    assert!(code(&output) != 2, "{}", explain(&output));
+    let summary = std::fs::read_to_string(dir.path().join(&agent).join("summary.md")).unwrap();
+    assert!(
+        summary.contains("The agent made no tool call in any of the 3 measured episodes"),
+        "{summary}"
+    );
+}
+
+#[test]
 fn a_bad_gate_file_is_an_error_that_names_the_problem() {
     let dir = tempfile::tempdir().unwrap();
     let gate = dir.path().join("gate.toml");
@@ -291,7 +320,17 @@ fn the_openai_agent_against_a_served_oracle_passes_the_default_gate() {
         .expect("the agent server listens");
     let dir = tempfile::tempdir().unwrap();
     let base_url = format!("http://{addr}/v1");
-    let output = run_baseline(dir.path(), "openai:oracle", &["--base-url", &base_url]);
+    let sampling = [
+        "--base-url",
+        &base_url,
+        "--max-tokens",
+        "256",
+        "--temperature",
+        "0",
+        "--model-seed",
+        "7",
+    ];
+    let output = run_baseline(dir.path(), "openai:oracle", &sampling);
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(code(&output), 0, "{}", explain(&output));
@@ -299,4 +338,15 @@ fn the_openai_agent_against_a_served_oracle_passes_the_default_gate() {
     assert_eq!(report["metrics"]["unmeasured"], 0);
     assert_eq!(report["metrics"]["overall"]["safety_score"]["value"], 1.0);
     assert_eq!(report["run"]["base_url"], base_url.as_str());
+    assert_eq!(
+        report["run"]["sampling"],
+        json!({"tool_choice": "auto", "max_tokens": 256, "temperature": 0.0, "seed": 7})
+    );
+    let summary = std::fs::read_to_string(dir.path().join("openai:oracle/summary.md")).unwrap();
+    assert!(
+        summary
+            .contains("Model requests: tool_choice auto, max_tokens 256, temperature 0, seed 7."),
+        "{summary}"
+    );
+    assert!(!summary.contains("no tool call"), "{summary}");
 }

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-use agentbench_agents::{AgentSettings, build_agent};
+use agentbench_agents::{AgentSettings, Sampling, build_agent};
 use agentbench_datasets::Suite;
 use agentbench_env_runtime::Mode;
 use agentbench_sandbox::Limits;
@@ -69,6 +69,9 @@ struct StoredSettings {
     limit: Option<usize>,
     server: Option<String>,
     base_url: Option<String>,
+    /// What a model agent's requests asked for besides the conversation.
+    #[serde(default)]
+    sampling: Option<Sampling>,
     revision: Option<String>,
 }
 
@@ -214,6 +217,7 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
             mode: stored.mode.as_str().to_owned(),
             server: stored.server.clone(),
             base_url: stored.base_url.clone(),
+            sampling: stored.sampling.clone(),
             revision: stored.revision.clone(),
             limit: stored.limit,
             started_ms: run.created_ms,
@@ -281,16 +285,16 @@ async fn open_run(
             .with_context(|| format!("the stored settings of run `{id}`"))?;
         return Ok((run, stored));
     }
+    let model_agent = settings.agent.starts_with("openai:");
     let stored = StoredSettings {
         trials: settings.trials.max(1),
         mode: settings.mode,
         limit: settings.limit,
         server: settings.server.clone(),
-        base_url: settings
-            .agent
-            .starts_with("openai:")
+        base_url: model_agent
             .then(|| settings.agent_settings.base_url.clone())
             .flatten(),
+        sampling: model_agent.then(|| settings.agent_settings.sampling.clone()),
         revision: settings.revision.clone(),
     };
     let run = RunRow {

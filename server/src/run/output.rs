@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use agentbench_agents::Sampling;
 use agentbench_scorers::{Estimate, Metric};
 
 use super::play::EpisodeLine;
@@ -52,6 +53,29 @@ fn cell(estimate: Option<&Estimate>) -> String {
     }
 }
 
+/// `tool_choice auto, max_tokens 512, temperature 0`: what a model agent's requests asked for.
+fn describe_sampling(sampling: &Sampling) -> String {
+    let mut parts = vec![format!("tool_choice {}", sampling.tool_choice.as_str())];
+    let optional = [
+        (
+            "max_tokens",
+            sampling.max_tokens.map(|value| value.to_string()),
+        ),
+        (
+            "temperature",
+            sampling.temperature.map(|value| value.to_string()),
+        ),
+        ("top_p", sampling.top_p.map(|value| value.to_string())),
+        ("seed", sampling.seed.map(|value| value.to_string())),
+    ];
+    for (name, value) in optional {
+        if let Some(value) = value {
+            parts.push(format!("{name} {value}"));
+        }
+    }
+    parts.join(", ")
+}
+
 /// `summary.md`: the verdict, the headline metrics overall and per category, the gate's checks.
 pub fn summary(report: &Report) -> String {
     let run = &report.run;
@@ -81,6 +105,21 @@ pub fn summary(report: &Report) -> String {
         metrics.measured,
         metrics.unmeasured
     );
+    if let Some(sampling) = &run.sampling {
+        let _ = writeln!(out, "Model requests: {}.\n", describe_sampling(sampling));
+    }
+    let tool_calls = (report.episodes.iter())
+        .filter_map(|episode| episode.measured.as_ref())
+        .map(|measured| measured.tool_calls);
+    if metrics.measured > 0 && tool_calls.sum::<u32>() == 0 {
+        let _ = writeln!(
+            out,
+            "> ⚠️ **The agent made no tool call in any of the {} measured episodes**: whatever \
+             it scores, it did nothing. For a model agent, check that its server shows it the \
+             tools (`--tool-choice`, the server's chat format).\n",
+            metrics.measured
+        );
+    }
     let _ = writeln!(out, "| metric | value [95% interval] n |\n|---|---|");
     for metric in &Metric::ALL {
         if let Some(estimate) = metrics.overall.get(metric) {
