@@ -344,7 +344,7 @@ async function runView(id, query) {
       ["Started", when(run.created_ms)],
       ["Ended", when(run.ended_ms)],
       ["Episodes", `${detail.episodes.length}${run.unmeasured ? ` (${run.unmeasured} unmeasured)` : ""}`],
-      ["Gate", detail.gate ? gateBadge(detail.gate.passed ? "passed" : detail.gate.inconclusive ? "inconclusive" : "failed") : "not gated"],
+      ["Gate", detail.run.gate ? gateBadge(detail.run.gate) : "not gated"],
     ]),
   ];
   if (detail.gate) {
@@ -410,10 +410,10 @@ function statusBadge(status) {
   return badge(status.replace(/_/g, " "), kind);
 }
 
-/** The gate's verdict on a run as a badge: `passed`, `failed`, `inconclusive`, or "–" when ungated. */
+/** A run's verdict as a badge: `passed`, `failed`, `inconclusive`, `error` (it could not be judged), or "–" when ungated. */
 function gateBadge(verdict) {
   if (!verdict) return "–";
-  return badge(verdict, verdict === "passed" ? "good" : verdict === "failed" ? "bad" : "warn");
+  return badge(verdict, verdict === "passed" ? "good" : verdict === "failed" || verdict === "error" ? "bad" : "warn");
 }
 
 /** One effect of a step: its kind, target and resource, whether the task asked for it, the sensitive items it leaked, and its payload. */

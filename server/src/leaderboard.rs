@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use agentbench_scorers::{Difference, EpisodeResult, Estimate, Metric, compare};
 
 use crate::ids::RunId;
-use crate::report::Report;
+use crate::report::{Report, Verdict};
 use crate::store::RunRow;
 
 /// The leaderboard's columns, in order.
@@ -48,6 +48,9 @@ impl StoredRun {
     pub fn summary(&self) -> RunSummary {
         let row = &self.row;
         let report = self.report.as_ref();
+        let verdict = report
+            .map(Report::verdict)
+            .filter(|verdict| *verdict != Verdict::Ungated);
         RunSummary {
             id: row.id.clone(),
             suite: row.suite.clone(),
@@ -59,9 +62,8 @@ impl StoredRun {
             ended_ms: row.ended_ms,
             episodes: report.map(|report| report.episodes.len()),
             unmeasured: report.map(|report| report.metrics.unmeasured),
-            gate_passed: report.and_then(|report| report.gate.as_ref().map(|gate| gate.passed)),
-            gate: report
-                .and_then(|report| report.gate.as_ref().map(|gate| gate.as_str().to_owned())),
+            gate_passed: verdict.map(|verdict| verdict == Verdict::Passed),
+            gate: verdict.map(|verdict| verdict.as_str().to_owned()),
             metrics: report
                 .map(|report| report.metrics.overall.clone())
                 .unwrap_or_default(),
@@ -86,9 +88,12 @@ pub struct RunSummary {
     pub episodes: Option<usize>,
     /// Episodes that could not be measured, once done.
     pub unmeasured: Option<usize>,
-    /// The release gate passed, when the run was gated.
+    /// The release gate passed and the run could be judged, when it was gated or could not be
+    /// judged.
     pub gate_passed: Option<bool>,
-    /// The release gate's verdict, when the run was gated: `passed`, `failed` or `inconclusive`.
+    /// The run's verdict, once done: `passed`, `failed` or `inconclusive` (by the release
+    /// gate), or `error` when the run could not be judged (too many episodes unmeasured); absent
+    /// for an ungated run that could be judged.
     pub gate: Option<String>,
     /// Every metric over the whole run (empty until it is done).
     pub metrics: BTreeMap<Metric, Estimate>,

@@ -42,10 +42,76 @@ pub struct RunInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Report {
     pub run: RunInfo,
+    /// The run's verdict; read it with `Report::verdict` (reports written before it was
+    /// recorded have only the gate's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Why the run could not be judged (too many episodes unmeasured, or none measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     pub metrics: RunMetrics,
     pub gate: Option<GateVerdict>,
     pub baseline: Option<Comparison>,
     pub episodes: Vec<EpisodeResult>,
+}
+
+impl Report {
+    /// The run's verdict: the one every output reads (the exit code, `summary.md`,
+    /// `junit.xml`, `report.json`, the runs API and the page).
+    pub fn verdict(&self) -> Verdict {
+        self.verdict
+            .unwrap_or_else(|| Verdict::of(self.error.is_some(), self.gate.as_ref()))
+    }
+}
+
+/// How a run came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The gate passed.
+    Passed,
+    /// The gate failed.
+    Failed,
+    /// Nothing failed, but the suite is too small to decide some threshold.
+    Inconclusive,
+    /// The run could not be judged: more episodes unmeasured than the gate allows, or none
+    /// measured.
+    Error,
+    /// No gate was given and the run could be judged.
+    Ungated,
+}
+
+impl Verdict {
+    /// The verdict of a run that could or could not be judged, under its gate's verdict.
+    pub fn of(error: bool, gate: Option<&GateVerdict>) -> Verdict {
+        match gate {
+            _ if error => Verdict::Error,
+            Some(gate) if gate.passed => Verdict::Passed,
+            Some(gate) if gate.inconclusive => Verdict::Inconclusive,
+            Some(_) => Verdict::Failed,
+            None => Verdict::Ungated,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::Failed => "failed",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Error => "error",
+            Verdict::Ungated => "ungated",
+        }
+    }
+
+    /// `agentbench run`'s exit status: 0 passed or ungated, 1 failed, 2 error, 3 inconclusive.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Passed | Verdict::Ungated => 0,
+            Verdict::Failed => 1,
+            Verdict::Error => 2,
+            Verdict::Inconclusive => 3,
+        }
+    }
 }
 
 /// A paired comparison with a baseline run.
@@ -54,4 +120,47 @@ pub struct Comparison {
     /// The baseline's run id.
     pub run: RunId,
     pub differences: Vec<Difference>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate(passed: bool, inconclusive: bool) -> GateVerdict {
+        GateVerdict {
+            passed,
+            inconclusive,
+            checks: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_run_that_could_not_be_judged_is_an_error_whatever_its_gate_says() {
+        assert_eq!(Verdict::of(true, Some(&gate(true, false))), Verdict::Error);
+        assert_eq!(Verdict::of(true, None), Verdict::Error);
+        assert_eq!(
+            Verdict::of(false, Some(&gate(true, false))),
+            Verdict::Passed
+        );
+        assert_eq!(
+            Verdict::of(false, Some(&gate(false, true))),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            Verdict::of(false, Some(&gate(false, false))),
+            Verdict::Failed
+        );
+        assert_eq!(Verdict::of(false, None), Verdict::Ungated);
+        let codes: Vec<u8> = [
+            Verdict::Passed,
+            Verdict::Ungated,
+            Verdict::Failed,
+            Verdict::Error,
+            Verdict::Inconclusive,
+        ]
+        .map(Verdict::exit_code)
+        .to_vec();
+        assert_eq!(codes, [0, 0, 1, 2, 3]);
+        assert_eq!(serde_json::to_value(Verdict::Error).unwrap(), "error");
+    }
 }

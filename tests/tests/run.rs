@@ -140,13 +140,31 @@ fn an_unreachable_model_endpoint_leaves_episodes_unmeasured_and_exits_2() {
     assert_eq!(code(&output), 2, "{}", explain(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("3 of 3 episodes could not be measured"),
+        stderr.contains("no episode was measured (3 of 3 failed"),
         "{stderr}"
     );
-    let report = read_json(&dir.path().join("openai:test-model/report.json"));
+    let out = dir.path().join("openai:test-model");
+    let report = read_json(&out.join("report.json"));
     assert_eq!(report["metrics"]["unmeasured"], 3);
     assert_eq!(report["metrics"]["measured"], 0);
     assert!(report["metrics"]["overall"]["safety_score"].is_null());
+    // Every output says the run could not be judged, not that the gate passed.
+    assert_eq!(report["verdict"], "error");
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .contains("no episode was measured")
+    );
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("🛑 error"), "{summary}");
+    assert!(!summary.contains("gate passed"), "{summary}");
+    let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains("<testcase classname=\"run\" name=\"episodes measured\"><failure"),
+        "{junit}"
+    );
+    assert!(!junit.contains("failures=\"0\""), "{junit}");
 }
 
 #[test]

@@ -28,7 +28,7 @@ use transport::Transport;
 use crate::builtin::AddedPolicies;
 use crate::gate::Gate;
 use crate::ids::RunId;
-use crate::report::{Comparison, Report, RunInfo};
+use crate::report::{Comparison, Report, RunInfo, Verdict};
 use crate::store::{DbSync, RunRow, Store};
 use crate::{App, ServeSettings};
 
@@ -206,7 +206,31 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
                 .map(|comparison| comparison.differences.as_slice()),
         )
     });
+    let unmeasured = metrics.unmeasured;
+    let allowed = gate.as_ref().map_or(0.0, |gate| gate.max_unmeasured);
+    let first_error = || {
+        lines
+            .iter()
+            .find_map(|line| line.error.as_deref())
+            .unwrap_or("unknown")
+            .to_owned()
+    };
+    let problem = if metrics.measured == 0 {
+        Some(format!(
+            "no episode was measured ({unmeasured} of {total} failed, the first because {})",
+            first_error()
+        ))
+    } else {
+        (unmeasured as f64 > allowed * total.max(1) as f64).then(|| {
+            format!(
+                "{unmeasured} of {total} episodes could not be measured (the first because {})",
+                first_error()
+            )
+        })
+    };
     let report = Report {
+        verdict: Some(Verdict::of(problem.is_some(), verdict.as_ref())),
+        error: problem.clone(),
         run: RunInfo {
             id: run.id.clone(),
             suite: suite.name.clone(),
@@ -235,23 +259,7 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
         output::write_all(dir, &report, &lines)?;
     }
 
-    let unmeasured = report.metrics.unmeasured;
-    let allowed = gate.as_ref().map_or(0.0, |gate| gate.max_unmeasured);
-    let problem = (unmeasured as f64 > allowed * total.max(1) as f64).then(|| {
-        let first = lines
-            .iter()
-            .find_map(|line| line.error.as_deref())
-            .unwrap_or("unknown");
-        format!(
-            "{unmeasured} of {total} episodes could not be measured (the first because {first})"
-        )
-    });
-    let exit_code = match (&problem, &report.gate) {
-        (Some(_), _) => 2,
-        (None, Some(verdict)) if verdict.inconclusive => 3,
-        (None, Some(verdict)) if !verdict.passed => 1,
-        _ => 0,
-    };
+    let exit_code = report.verdict().exit_code();
     Ok(RunOutcome {
         report,
         exit_code,

@@ -10,7 +10,7 @@ use agentbench_agents::Sampling;
 use agentbench_scorers::{Estimate, Metric};
 
 use super::play::EpisodeLine;
-use crate::report::Report;
+use crate::report::{Report, Verdict};
 
 /// Writes the four files into `dir`, creating it.
 pub fn write_all(dir: &Path, report: &Report, lines: &[EpisodeLine]) -> anyhow::Result<()> {
@@ -81,11 +81,12 @@ pub fn summary(report: &Report) -> String {
     let run = &report.run;
     let metrics = &report.metrics;
     let mut out = String::new();
-    let verdict = match &report.gate {
-        Some(gate) if gate.passed => "✅ gate passed",
-        Some(gate) if gate.inconclusive => "❔ gate inconclusive",
-        Some(_) => "❌ gate failed",
-        None => "no gate",
+    let verdict = match report.verdict() {
+        Verdict::Passed => "✅ gate passed",
+        Verdict::Inconclusive => "❔ gate inconclusive",
+        Verdict::Failed => "❌ gate failed",
+        Verdict::Error => "🛑 error: the run could not be judged",
+        Verdict::Ungated => "no gate",
     };
     let _ = writeln!(
         out,
@@ -105,6 +106,9 @@ pub fn summary(report: &Report) -> String {
         metrics.measured,
         metrics.unmeasured
     );
+    if let Some(error) = &report.error {
+        let _ = writeln!(out, "> 🛑 **The run could not be judged**: {error}.\n");
+    }
     if let Some(sampling) = &run.sampling {
         let _ = writeln!(out, "Model requests: {}.\n", describe_sampling(sampling));
     }
@@ -181,17 +185,21 @@ pub fn summary(report: &Report) -> String {
     out
 }
 
-/// `junit.xml`: one test case per gate check (a check that could not be judged is skipped).
+/// `junit.xml`: one test case per gate check (a check that could not be judged is skipped), and
+/// a failing one when the run itself could not be judged.
 pub fn junit(report: &Report) -> String {
     let checks = report
         .gate
         .as_ref()
         .map(|gate| gate.checks.as_slice())
         .unwrap_or_default();
+    let unjudged = report.error.as_ref().map(|error| xml(error));
     let failures = checks
         .iter()
         .filter(|check| check.passed == Some(false))
-        .count();
+        .count()
+        + usize::from(unjudged.is_some());
+    let tests = checks.len() + usize::from(unjudged.is_some());
     let skipped = checks.iter().filter(|check| check.passed.is_none()).count();
     let suite = xml(&format!(
         "agentbench {} {}",
@@ -200,14 +208,19 @@ pub fn junit(report: &Report) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuites name=\"agentbench\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">",
-        checks.len()
+        "<testsuites name=\"agentbench\" tests=\"{tests}\" failures=\"{failures}\" skipped=\"{skipped}\">"
     );
     let _ = writeln!(
         out,
-        "  <testsuite name=\"{suite}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">",
-        checks.len()
+        "  <testsuite name=\"{suite}\" tests=\"{tests}\" failures=\"{failures}\" skipped=\"{skipped}\">"
     );
+    // A run that could not be judged fails CI whatever its checks say.
+    if let Some(error) = unjudged {
+        let _ = writeln!(
+            out,
+            "    <testcase classname=\"run\" name=\"episodes measured\"><failure message=\"{error}\"/></testcase>"
+        );
+    }
     for check in checks {
         let name = xml(&check.name);
         let message = xml(&check.message);
