@@ -143,6 +143,15 @@ fn an_unreachable_model_endpoint_leaves_episodes_unmeasured_and_exits_2() {
         stderr.contains("no episode was measured (3 of 3 failed"),
         "{stderr}"
     );
+    // Not a terminal: progress comes as lines, at the first error and at the end.
+    assert!(
+        stderr.contains("progress: 1/3 episodes, 1 unmeasured (last error: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("progress: 3/3 episodes, 3 unmeasured (last error: "),
+        "{stderr}"
+    );
     let out = dir.path().join("openai:test-model");
     let report = read_json(&out.join("report.json"));
     assert_eq!(report["metrics"]["unmeasured"], 3);

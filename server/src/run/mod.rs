@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
@@ -170,7 +171,8 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
                         &serde_json::to_string(&line)?,
                     )
                     .await?;
-                progress.lock().expect("progress").advance(!line.measured);
+                let error = (!line.measured).then(|| line.error.as_deref().unwrap_or("unknown"));
+                progress.lock().expect("progress").advance(error);
             }
         });
     }
@@ -355,13 +357,20 @@ async fn load_baseline(
     Ok((id, lines.iter().map(EpisodeLine::result).collect()))
 }
 
-/// A one-line progress bar on stderr, drawn only when stderr is a terminal.
+/// How often a run's progress is written as a line when stderr is not a terminal.
+const PROGRESS_LINE_EVERY: Duration = Duration::from_secs(10);
+
+/// A run's progress on stderr: a one-line bar redrawn in place on a terminal; elsewhere (a CI
+/// log, a file) a line every `PROGRESS_LINE_EVERY`, at the first unmeasured episode and at the
+/// end, with the running counts and the last error.
 #[derive(Debug)]
 struct ProgressBar {
     total: usize,
     done: usize,
     unmeasured: usize,
-    visible: bool,
+    last_error: Option<String>,
+    terminal: bool,
+    last_line: Option<Instant>,
 }
 
 impl ProgressBar {
@@ -370,37 +379,67 @@ impl ProgressBar {
             total,
             done,
             unmeasured: 0,
-            visible: std::io::stderr().is_terminal(),
+            last_error: None,
+            terminal: std::io::stderr().is_terminal(),
+            last_line: None,
         };
         bar.draw();
         bar
     }
 
-    fn advance(&mut self, unmeasured: bool) {
+    /// Counts a finished episode, with the error that left it unmeasured.
+    fn advance(&mut self, error: Option<&str>) {
         self.done += 1;
-        self.unmeasured += usize::from(unmeasured);
-        self.draw();
+        let first_error = error.is_some() && self.unmeasured == 0;
+        if let Some(error) = error {
+            self.unmeasured += 1;
+            self.last_error = Some(error.to_owned());
+        }
+        if self.terminal {
+            self.draw();
+        } else if first_error
+            || self.done >= self.total
+            || self
+                .last_line
+                .is_none_or(|at| at.elapsed() >= PROGRESS_LINE_EVERY)
+        {
+            eprintln!("progress: {}", self.counts());
+            self.last_line = Some(Instant::now());
+        }
+    }
+
+    /// `12/639 episodes, 1 unmeasured (last error: …)`.
+    fn counts(&self) -> String {
+        let mut counts = format!(
+            "{}/{} episodes, {} unmeasured",
+            self.done, self.total, self.unmeasured
+        );
+        if let Some(error) = &self.last_error {
+            const SHOWN: usize = 120;
+            let shown: String = error.chars().take(SHOWN).collect();
+            let cut = if shown.len() < error.len() { "…" } else { "" };
+            counts.push_str(&format!(" (last error: {shown}{cut})"));
+        }
+        counts
     }
 
     fn draw(&self) {
-        if !self.visible {
+        if !self.terminal {
             return;
         }
         const WIDTH: usize = 30;
         let filled = (self.done * WIDTH).checked_div(self.total).unwrap_or(WIDTH);
         eprint!(
-            "\r[{}{}] {}/{} episodes, {} unmeasured",
+            "\r[{}{}] {}",
             "#".repeat(filled),
             " ".repeat(WIDTH - filled),
-            self.done,
-            self.total,
-            self.unmeasured
+            self.counts()
         );
         let _ = std::io::stderr().flush();
     }
 
     fn finish(&self) {
-        if self.visible {
+        if self.terminal {
             eprintln!();
         }
     }
