@@ -269,11 +269,26 @@ pub enum Method {
     Bootstrap,
 }
 
+/// Decimal places a metric keeps when written: floating-point noise (`2.78e-17`,
+/// `0.9999999999999999`) is not a measurement.
+const WRITTEN_DECIMALS: i32 = 9;
+
+/// Writes `value` rounded to `WRITTEN_DECIMALS` places.
+fn rounded<S: serde::Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    let scale = 10f64.powi(WRITTEN_DECIMALS);
+    let rounded = (value * scale).round() / scale;
+    // `-0.0` reads as a negative sign in JSON; zero is zero.
+    serializer.serialize_f64(if rounded == 0.0 { 0.0 } else { rounded })
+}
+
 /// A metric's value with its 95% confidence interval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Estimate {
+    #[serde(serialize_with = "rounded")]
     pub value: f64,
+    #[serde(serialize_with = "rounded")]
     pub low: f64,
+    #[serde(serialize_with = "rounded")]
     pub high: f64,
     /// The episodes behind the value (for a ratio, those that contributed to its denominator).
     pub n: usize,
@@ -353,13 +368,18 @@ pub struct Difference {
     pub metric: Metric,
     /// The mean over shared scenarios of the current run's per-scenario value. Every scenario
     /// weighs the same here, so this can differ from the run's own metric.
+    #[serde(serialize_with = "rounded")]
     pub current: f64,
     /// The same for the baseline run.
+    #[serde(serialize_with = "rounded")]
     pub baseline: f64,
     /// `current - baseline`.
+    #[serde(serialize_with = "rounded")]
     pub difference: f64,
     /// The 95% interval of the difference, by a paired bootstrap over scenarios.
+    #[serde(serialize_with = "rounded")]
     pub low: f64,
+    #[serde(serialize_with = "rounded")]
     pub high: f64,
     /// The scenarios measured in both runs and in the metric's population.
     pub scenarios: usize,
@@ -599,6 +619,31 @@ fn pass_k_estimate(tallies: &[Tally], n_episodes: usize) -> Option<Estimate> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn written_metrics_carry_no_floating_point_noise() {
+        let estimate = Estimate {
+            value: 1.0 - f64::EPSILON,
+            low: 2.78e-17,
+            high: -1e-18,
+            n: 3,
+            scenarios: 3,
+            method: Method::Wilson,
+            k: None,
+        };
+        let json = serde_json::to_value(&estimate).unwrap();
+        assert_eq!(json["value"], 1.0);
+        assert_eq!(json["low"], 0.0);
+        assert_eq!(json["high"].to_string(), "0.0");
+        assert_eq!(
+            serde_json::to_value(Estimate {
+                value: 0.268_075_117,
+                ..estimate
+            })
+            .unwrap()["value"],
+            0.268_075_117
+        );
+    }
+
     use super::*;
 
     fn measured() -> Measured {
@@ -905,7 +950,10 @@ mod tests {
         assert_eq!(json["overall"]["safety_score"]["method"], "wilson");
         assert_eq!(json["overall"]["pass_k"]["k"], 1);
         assert!(json["overall"]["harm_rate"].get("k").is_none());
-        assert_eq!(serde_json::from_value::<RunMetrics>(json).unwrap(), metrics);
+        // What is read back is written the same again (figures are written rounded).
+        let read: RunMetrics = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&read).unwrap(), json);
+        assert_eq!(read.measured, metrics.measured);
     }
 
     #[test]
