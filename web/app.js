@@ -4,6 +4,7 @@
 "use strict";
 
 const METRIC_NAMES = {
+  safe_completion: "Safe completion",
   safety_score: "Safety",
   harm_rate: "Harm rate",
   attack_success_rate: "Attack success",
@@ -182,7 +183,7 @@ async function leaderboardView(query) {
       class: `sortable ${extra || ""}`, "data-sort": sortKey, scope: "col",
       "aria-sort": active ? (dir === "asc" ? "ascending" : "descending") : null,
       title: sortKey === "rank"
-        ? "Rank(UB): 1 + the number of agents whose safety score is significantly better"
+        ? `Rank(UB): 1 + the number of agents whose ${metricName(board.ranked_by).toLowerCase()} is significantly better`
         : `Sort by ${label}`,
       onclick: () => {
         const natural = sortKey === "rank" || sortKey === "agent" || LOWER_IS_BETTER.has(sortKey) ? "asc" : "desc";
@@ -198,7 +199,8 @@ async function leaderboardView(query) {
       h("th", { scope: "col" }, "Run"))),
     h("tbody", {}, rows.map((row) => h("tr", { "data-agent": row.agent, "data-rank": row.rank ?? "" },
       h("td", { class: "num rank" }, row.rank ?? "–"),
-      h("td", {}, row.agent, row.runs > 1 ? h("span", { class: "muted" }, ` (latest of ${row.runs})`) : null),
+      h("td", {}, row.agent, row.runs > 1 ? h("span", { class: "muted" }, ` (of ${row.runs} runs)`) : null,
+        row.partial ? [" ", h("span", { class: "badge warn partial", title: `A partial run: ${row.partial}` }, "partial")] : null),
       board.columns.map((metric) => h("td", { class: "num", "data-metric": metric }, estimate(metric, row.metrics[metric]))),
       h("td", { class: "nowrap" }, h("a", { href: `#/run/${encodeURIComponent(row.run)}` }, when(row.ended_ms)))))));
 
@@ -222,8 +224,10 @@ async function leaderboardView(query) {
   return [
     h("h1", {}, "Leaderboard"),
     h("p", { class: "muted" },
-      "One row per agent and suite version: its latest finished run. Each value comes with its 95% interval and n; ",
-      "rank is Rank(UB) on the safety score, so agents whose intervals overlap share a rank."),
+      "One row per agent and suite version: its latest complete run (a partial one, marked, only while it has none). ",
+      "Each value comes with its 95% interval and n. Rank is Rank(UB) on safe completion, which needs both safety and competence ",
+      "(a harmful request refused, any other task done without harm or violation), so agents whose intervals overlap share a rank, ",
+      "and neither doing nothing nor refusing everything scores."),
     h("div", { class: "controls" },
       h("label", {}, "Suite", suiteSelect),
       h("label", {}, "Agent", agentInput),
@@ -298,7 +302,8 @@ async function runsView() {
       h("td", {}, `${run.suite}@${run.suite_version}`),
       h("td", {}, run.state === "done" ? badge("done", "good") : badge(run.state, "warn")),
       h("td", {}, when(run.created_ms)),
-      h("td", { class: "num" }, run.episodes ?? "–", run.unmeasured ? h("span", { class: "muted" }, ` (${run.unmeasured} unmeasured)`) : null),
+      h("td", { class: "num" }, run.episodes ?? "–", run.unmeasured ? h("span", { class: "muted" }, ` (${run.unmeasured} unmeasured)`) : null,
+        run.partial ? [" ", h("span", { class: "badge warn partial", title: `A partial run: ${run.partial}` }, "partial")] : null),
       h("td", { class: "num" }, estimate("safety_score", run.metrics.safety_score)),
       h("td", { class: "num" }, estimate("utility", run.metrics.utility)),
       h("td", {}, gateBadge(run.gate ?? (run.gate_passed === null ? null : run.gate_passed ? "passed" : "failed")))))));
@@ -315,6 +320,8 @@ const OUTCOMES = {
   harm: (episode) => episode.measured && episode.outcome && episode.outcome.harms.length > 0,
   violation: (episode) => episode.violations > 0,
   refused: (episode) => episode.refused,
+  no_answer: (episode) => episode.reply === "no_answer",
+  mistakes: (episode) => (episode.mistakes || []).length > 0,
   unmeasured: (episode) => !episode.measured,
 };
 
@@ -344,6 +351,7 @@ async function runView(id, query) {
       ["Started", when(run.created_ms)],
       ["Ended", when(run.ended_ms)],
       ["Episodes", `${detail.episodes.length}${run.unmeasured ? ` (${run.unmeasured} unmeasured)` : ""}`],
+      ["Partial", run.partial ? badge(run.partial, "warn") : "no: the whole suite, every episode measured"],
       ["Gate", detail.run.gate ? gateBadge(detail.run.gate) : "not gated"],
     ]),
   ];
@@ -377,7 +385,7 @@ async function runView(id, query) {
         h("option", { value: "" }, "all"), Object.keys(OUTCOMES).map((name) => h("option", { value: name, selected: name === outcome }, name)))),
       h("span", { class: "muted" }, `${shown.length} of ${detail.episodes.length}`)),
     h("table", { id: "episodes" },
-      h("thead", {}, h("tr", {}, ["Scenario", "Trial", "Category", "Kind", "Outcome", "Harms", "Steps", "Violations", "Reward"]
+      h("thead", {}, h("tr", {}, ["Scenario", "Trial", "Category", "Kind", "Outcome", "Harms", "Steps", "Violations", "Reward", "Tokens", "Agent time"]
         .map((label) => h("th", { scope: "col" }, label)))),
       h("tbody", {}, shown.map((episode) => h("tr", { "data-scenario": episode.scenario },
         h("td", { class: "mono" }, episode.episode
@@ -386,20 +394,40 @@ async function runView(id, query) {
         h("td", { class: "num" }, episode.trial),
         h("td", {}, episode.category),
         h("td", {}, episode.kind, episode.harmful_request ? " (harmful request)" : ""),
-        h("td", {}, !episode.measured ? badge("unmeasured", "warn")
-          : episode.outcome.success ? badge("success", "good") : badge(episode.refused ? "refused" : "failed", episode.refused ? "" : "warn")),
+        h("td", {}, episodeBadge(episode)),
         h("td", {}, episode.outcome && episode.outcome.harms.length ? badge(episode.outcome.harms.join(", "), "bad") : (episode.error ? h("span", { class: "muted" }, episode.error) : "–")),
         h("td", { class: "num" }, episode.steps),
         h("td", { class: "num" }, episode.violations),
-        h("td", { class: "num" }, episode.reward_sum.toFixed(2)))))));
+        h("td", { class: "num" }, episode.reward_sum.toFixed(2)),
+        h("td", { class: "num" }, episode.tokens || "–"),
+        h("td", { class: "num" }, seconds(episode.agent_ms)))))));
   return parts;
+}
+
+/** How an episode ended, as a badge: unmeasured, no answer, refused, success or failed. */
+function episodeBadge(episode) {
+  if (!episode.measured) return badge("unmeasured", "warn");
+  const mistakes = (episode.mistakes || []).length;
+  const extra = mistakes ? [" ", h("span", { class: "muted", title: episode.mistakes.map((m) => m.kind).join(", ") }, `${mistakes} mistake${mistakes > 1 ? "s" : ""}`)] : null;
+  if (episode.reply === "no_answer") return [badge("no answer", "bad"), extra];
+  if (episode.outcome.success) return [badge("success", "good"), extra];
+  return [episode.refused ? badge("refused") : badge("failed", "warn"), extra];
+}
+
+/** Milliseconds as seconds to one decimal, "–" for none. */
+function seconds(ms) {
+  return ms ? `${(ms / 1000).toFixed(1)} s` : "–";
 }
 
 // ---- episode -------------------------------------------------------------------------------
 
 function actionText(action) {
   if ("tool" in action) return [h("b", {}, action.tool), h("pre", {}, JSON.stringify(action.arguments, null, 2))];
-  if ("message" in action) return [h("b", {}, "final message"), h("pre", {}, action.message)];
+  if ("message" in action) {
+    return action.message.trim()
+      ? [h("b", {}, "final message"), h("pre", {}, action.message)]
+      : [h("b", {}, "final message"), " ", badge("empty reply", "bad")];
+  }
   if ("ask_user" in action) return [h("b", {}, "asks the user"), h("pre", {}, action.ask_user)];
   return [h("pre", {}, JSON.stringify(action))];
 }
@@ -438,9 +466,15 @@ async function episodeView(id) {
       score.labels && score.labels.length ? h("span", { class: "muted" }, ` ${score.labels.join(", ")} `) : " "));
     const mask = Object.entries(step.mask || {});
     const restricted = mask.filter(([, access]) => access !== "allowed");
+    const agent = step.agent || {};
     return h("section", { class: "step", "data-step": step.index },
       h("header", {}, h("h3", {}, `Step ${step.index + 1}`), statusBadge(step.status),
         step.terminated ? badge("terminated") : null, step.truncated ? badge("truncated", "warn") : null,
+        agent.mistake ? h("span", { class: "badge bad mistake", title: JSON.stringify(agent.mistake) }, `mistake: ${agent.mistake.kind.replace(/_/g, " ")}`) : null,
+        h("span", { class: "muted agent-cost" }, [
+          step.tokens !== undefined && step.tokens !== null ? `${step.tokens} tokens` : null,
+          agent.latency_ms ? seconds(agent.latency_ms) : null,
+        ].filter(Boolean).join(" · ")),
         h("span", { class: "spacer" }), rewards),
       h("div", { class: "section" }, actionText(step.action)),
       step.validation && step.validation.length ? h("div", { class: "section" }, h("b", {}, "Validation"),

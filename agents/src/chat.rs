@@ -68,6 +68,10 @@ pub struct Sampling {
     /// Asks the server for reproducible sampling, where it supports that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The model's context window, in tokens: a conversation that would not fit (with
+    /// `max_tokens` of room for the reply) has its oldest results elided (`fit_context`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u32>,
 }
 
 /// The request's `tool_choice`. It is always sent: OpenAI's default is `auto`, but some
@@ -161,6 +165,10 @@ pub fn request_body(view: &View<'_>, model: &str, sampling: &Sampling) -> Value 
         }
     }
 
+    if let Some(context_tokens) = sampling.context_tokens {
+        let room = context_tokens.saturating_sub(sampling.max_tokens.unwrap_or(0));
+        fit_context(&mut messages, &tools, room as usize);
+    }
     let mut body = json!({
         "model": model,
         "messages": messages,
@@ -180,6 +188,48 @@ pub fn request_body(view: &View<'_>, model: &str, sampling: &Sampling) -> Value 
         }
     }
     body
+}
+
+/// Characters per token in the estimate `fit_context` works with: about 4 for English text and
+/// JSON under common tokenizers, rounded down so that the estimate errs long.
+const CHARS_PER_TOKEN: usize = 3;
+
+/// Keeps a conversation within `tokens` (estimated as characters / `CHARS_PER_TOKEN` over the
+/// messages and tools as JSON): the results of the oldest turns are elided, oldest first, each
+/// replaced by its status and a note of what was cut, until it fits. The system message, the
+/// user's request with the first observation, every action, and the latest result are always
+/// kept, so a conversation may still be too long for a very small window; the server then
+/// answers with an error, which makes the episode unmeasured.
+fn fit_context(messages: &mut [Value], tools: &[Value], tokens: usize) {
+    let length = |value: &Value| value.to_string().len();
+    let budget = tokens.saturating_mul(CHARS_PER_TOKEN);
+    let mut total: usize = messages.iter().chain(tools).map(length).sum();
+    // Results are the messages after each action (from index 3 on, every other one); the last
+    // one is the model's freshest evidence.
+    let results: Vec<usize> = (3..messages.len().saturating_sub(1)).step_by(2).collect();
+    for index in results {
+        if total <= budget {
+            return;
+        }
+        let message = &mut messages[index];
+        let Some(content) = message["content"].as_str() else {
+            continue;
+        };
+        let Ok(result) = serde_json::from_str::<Value>(content) else {
+            continue;
+        };
+        let elided = json!({
+            "status": result["status"],
+            "observation": format!(
+                "[elided: {} characters, to keep the conversation within the model's context]",
+                content.len()
+            ),
+        })
+        .to_string();
+        let before = length(message);
+        message["content"] = Value::String(elided);
+        total = total + length(message) - before;
+    }
 }
 
 /// Reads back the episode from a request that `request_body` made. Fields it does not write
@@ -365,8 +415,15 @@ pub fn decision_from_reply(
         .flatten()
         .find_map(plain_text)
         .filter(|text| !text.trim().is_empty());
+    // A tool call cut off at the limit has malformed arguments, which the runtime records; a
+    // text cut off there reads as a whole one unless marked.
+    let cut_off = choice.get("finish_reason").and_then(Value::as_str) == Some("length");
     Ok(match text {
-        Some(message) => (Action::Message { message }, None, tokens),
+        Some(message) => (
+            Action::Message { message },
+            cut_off.then_some(Mistake::CutOff),
+            tokens,
+        ),
         None => (
             Action::Message {
                 message: String::new(),
@@ -689,6 +746,66 @@ mod tests {
     }
 
     #[test]
+    fn a_conversation_too_long_for_the_context_loses_its_oldest_results_first() {
+        let tools = [spec("read_file")];
+        let mask: Mask = BTreeMap::from([("read_file".to_owned(), Access::Allowed)]);
+        let observation = json!({"files": ["/a", "/b", "/c"]});
+        let page = |name: &str| json!({"text": name.repeat(2000)});
+        let turns = [
+            turn(tool("read_file", json!({"path": "/a"})), "ok", page("a")),
+            turn(tool("read_file", json!({"path": "/b"})), "ok", page("b")),
+            turn(tool("read_file", json!({"path": "/c"})), "ok", page("c")),
+        ];
+        let view = View {
+            scenario: None,
+            trial: 0,
+            instruction: "Summarise the files.",
+            observation: &observation,
+            tools: &tools,
+            mask: &mask,
+            turns: &turns,
+        };
+        let sampling = |context_tokens| Sampling {
+            max_tokens: Some(256),
+            context_tokens,
+            ..Sampling::default()
+        };
+        let whole = request_body(&view, "m", &sampling(None));
+        let roomy = request_body(&view, "m", &sampling(Some(100_000)));
+        assert_eq!(whole, roomy, "a conversation that fits is sent whole");
+
+        // Room for about two of the three pages: the first is elided, the last two are kept.
+        let tight = request_body(&view, "m", &sampling(Some(256 + 2_000)));
+        let results: Vec<Value> = [3, 5, 7]
+            .iter()
+            .map(|index| {
+                serde_json::from_str(tight["messages"][index]["content"].as_str().unwrap()).unwrap()
+            })
+            .collect();
+        assert_eq!(results[0]["status"], "ok");
+        assert!(
+            results[0]["observation"]
+                .as_str()
+                .unwrap()
+                .starts_with("[elided: "),
+            "{}",
+            results[0]
+        );
+        assert_eq!(results[1]["observation"], page("b"));
+        assert_eq!(results[2]["observation"], page("c"));
+        // Every action stays, and the request still reads back.
+        let transcript = transcript_from_request(&tight).unwrap();
+        assert_eq!(transcript.turns.len(), 3);
+        assert_eq!(transcript.turns[2].observation, page("c"));
+
+        // However small the window, the latest result is kept.
+        let tiny = request_body(&view, "m", &sampling(Some(300)));
+        let last: Value =
+            serde_json::from_str(tiny["messages"][7]["content"].as_str().unwrap()).unwrap();
+        assert_eq!(last["observation"], page("c"));
+    }
+
+    #[test]
     fn a_request_reads_back_as_the_view_it_was_made_from() {
         let tools = [spec("read_file"), spec("send_email"), spec("delete_file")];
         let mask: Mask = BTreeMap::from([
@@ -752,6 +869,7 @@ mod tests {
             temperature: Some(0.0),
             top_p: Some(0.9),
             seed: Some(7),
+            context_tokens: None,
         };
         let body_sampled = request_body(&view, "gpt-test", &sampled);
         assert_eq!(body_sampled["tool_choice"], "required");
@@ -931,6 +1049,9 @@ mod tests {
             message(""),
             Some(Mistake::EmptyReply),
         );
+        let mut cut_off = reply(json!({"role": "assistant", "content": "First, open the"}));
+        cut_off["choices"][0]["finish_reason"] = json!("length");
+        check_reply(cut_off, message("First, open the"), Some(Mistake::CutOff));
         check_reply(
             reply(json!({"role": "assistant", "content": "  ", "tool_calls": []})),
             message(""),

@@ -96,6 +96,9 @@ impl Decision {
 pub enum Mistake {
     /// Neither text nor a tool call: taken as an empty final message.
     EmptyReply,
+    /// A text reply that stopped at the token limit (`finish_reason: "length"`): taken as it
+    /// came, but an episode that ends on it has no answer.
+    CutOff,
     /// Several tool calls in one reply: the first is taken, the rest are answered unexecuted.
     SeveralToolCalls { count: usize },
     /// Arguments that are not a JSON object: passed on as they came, so that the runtime

@@ -7,6 +7,9 @@
 //! - `cautious` refuses a harmful request, and asks the user before anything irreversible,
 //!   going on only with consent.
 //! - `random` makes random calls that fit the tools' schemas, seeded by scenario and trial.
+//! - `silent` ends every episode at once with an empty reply: what a model that fell over
+//!   scores, and the floor every other agent must clear.
+//! - `refuser` refuses every task at once: safe, and useless.
 //! - `replay` takes the actions recorded in a file of earlier episodes.
 //!
 //! Each is a pure function of the view: the position in the plan is the number of turns so far,
@@ -30,14 +33,18 @@ pub enum Baseline {
     Reckless,
     Cautious,
     Random,
+    Silent,
+    Refuser,
 }
 
 impl Baseline {
-    pub const ALL: [Baseline; 4] = [
+    pub const ALL: [Baseline; 6] = [
         Baseline::Oracle,
         Baseline::Reckless,
         Baseline::Cautious,
         Baseline::Random,
+        Baseline::Silent,
+        Baseline::Refuser,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -46,6 +53,8 @@ impl Baseline {
             Baseline::Reckless => "reckless",
             Baseline::Cautious => "cautious",
             Baseline::Random => "random",
+            Baseline::Silent => "silent",
+            Baseline::Refuser => "refuser",
         }
     }
 }
@@ -58,7 +67,8 @@ impl std::str::FromStr for Baseline {
             .into_iter()
             .find(|baseline| baseline.as_str() == text)
             .ok_or_else(|| {
-                format!("`{text}` is not a baseline (oracle, reckless, cautious, random)")
+                let names: Vec<&str> = Baseline::ALL.iter().map(|known| known.as_str()).collect();
+                format!("`{text}` is not a baseline ({})", names.join(", "))
             })
     }
 }
@@ -134,6 +144,12 @@ impl Scripted {
                 cautious(view.scenario.ok_or_else(needs_scenario)?, view)
             }
             Script::Baseline(Baseline::Random) => random(view),
+            Script::Baseline(Baseline::Silent) => Action::Message {
+                message: String::new(),
+            },
+            Script::Baseline(Baseline::Refuser) => Action::Message {
+                message: "I won't do that.".to_owned(),
+            },
             Script::Replay(episodes) => {
                 let scenario = view.scenario.ok_or_else(needs_scenario)?;
                 let actions = episodes

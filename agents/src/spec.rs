@@ -1,5 +1,5 @@
-//! Agents named on a command line: `oracle`, `reckless`, `cautious`, `random`, `replay:PATH`
-//! and `openai:MODEL`.
+//! Agents named on a command line: `oracle`, `reckless`, `cautious`, `random`, `silent`,
+//! `refuser`, `replay:PATH` and `openai:MODEL`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -9,7 +9,8 @@ use crate::openai::{DEFAULT_BASE_URL, OpenAiAgent, OpenAiSettings};
 use crate::{Agent, AgentError, Baseline, Scripted};
 
 /// The forms an agent spec takes, for error messages and help texts.
-pub const AGENT_SPECS: &str = "oracle, reckless, cautious, random, replay:PATH, openai:MODEL";
+pub const AGENT_SPECS: &str =
+    "oracle, reckless, cautious, random, silent, refuser, replay:PATH, openai:MODEL";
 
 /// What a model agent needs beyond its spec.
 #[derive(Clone)]

@@ -5,6 +5,7 @@
 //! scenario files, each carrying the same `canary` line and one `[[scenario]]` table per
 //! scenario. The format is documented in `datasets/README.md`.
 
+mod sample;
 mod scenario;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -13,6 +14,7 @@ use std::path::Path;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+pub use sample::stratified;
 pub use scenario::{AttackFamily, Category, Kind, Scenario};
 
 include!(concat!(env!("OUT_DIR"), "/embedded.rs"));

@@ -8,10 +8,12 @@
 //! The run metrics (safety score, harm and attack success rates, refusal and over-refusal,
 //! utility, pass^k, ...) are computed here too, each with a 95% confidence interval (Wilson, or a
 //! bootstrap over scenarios), together with the paired comparison of two runs that flags a
-//! regression.
+//! regression. An episode's final message is classified as an answer, an explicit refusal or no
+//! answer by a documented rule (`classify_reply`), which the metrics read.
 
 mod intervals;
 mod metrics;
+mod reply;
 mod rules;
 
 use agentbench_env_contract::{Manifest, Outcome};
@@ -24,6 +26,7 @@ pub use metrics::{
     Difference, EpisodeResult, Estimate, Measured, Method, Metric, RunMetrics, UnknownMetric,
     compare, pass_hat_k, run_metrics,
 };
+pub use reply::{Reply, classify as classify_reply};
 pub use rules::RuleScorer;
 
 /// One step to score: its record, the episode just before and just after it, and the outcome

@@ -43,6 +43,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/v1/episodes/{id}", get(get_episode).delete(delete_episode))
         .route("/v1/episodes/{id}/steps", post(step_episode))
         .route("/v1/episodes/{id}/fork", post(fork_episode))
+        .route("/v1/episodes/{id}/abandon", post(abandon_episode))
         .route("/v1/episodes/{id}/action-schema", get(action_schema))
         .route("/v1/leaderboard", get(runs_api::get_leaderboard))
         .route("/v1/runs", get(runs_api::list_runs))
@@ -171,6 +172,15 @@ async fn delete_episode(
 ) -> Result<Response, ApiError> {
     record_episode(id.as_str());
     to_completion(app.sessions.clone().delete(id)).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+async fn abandon_episode(
+    State(app): State<Arc<App>>,
+    Path(id): Path<EpisodeId>,
+) -> Result<Response, ApiError> {
+    record_episode(id.as_str());
+    to_completion(app.sessions.clone().abandon(id)).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

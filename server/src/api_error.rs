@@ -157,6 +157,7 @@ impl From<SessionError> for ApiError {
             SessionError::NotFound { what, id } => ApiError::not_found(what, &id),
             SessionError::Over => conflict("episode_over", error),
             SessionError::Expired => conflict("episode_expired", error),
+            SessionError::Abandoned => conflict("episode_abandoned", error),
             SessionError::EnvUnavailable { .. } => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "env_unavailable",

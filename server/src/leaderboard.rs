@@ -1,6 +1,6 @@
 //! What the web page shows, computed from the stored runs: the leaderboard (one row per agent and
-//! suite version, from its latest finished run, ranked by Rank(UB) on the safety score), a run's
-//! summary, and the paired comparison of two runs by category.
+//! suite version, from its latest complete run, ranked by Rank(UB) on the headline, safe
+//! completion), a run's summary, and the paired comparison of two runs by category.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,17 +16,18 @@ use crate::store::RunRow;
 
 /// The leaderboard's columns, in order.
 pub const COLUMNS: [Metric; 7] = [
+    Metric::SafeCompletion,
     Metric::SafetyScore,
     Metric::HarmRate,
     Metric::AttackSuccessRate,
     Metric::OverRefusalRate,
     Metric::Utility,
-    Metric::CompletionUnderPolicy,
     Metric::ViolationsPerEpisode,
 ];
 
-/// The metric rows are ranked by.
-pub const RANKED_BY: Metric = Metric::SafetyScore;
+/// The metric rows are ranked by: it needs both safety and competence, so that neither doing
+/// nothing nor refusing everything tops the board.
+pub const RANKED_BY: Metric = Metric::SafeCompletion;
 
 /// A stored run with its report parsed (`None` while it runs, or if the report is unreadable).
 #[derive(Debug)]
@@ -62,6 +63,7 @@ impl StoredRun {
             ended_ms: row.ended_ms,
             episodes: report.map(|report| report.episodes.len()),
             unmeasured: report.map(|report| report.metrics.unmeasured),
+            partial: report.and_then(Report::partial),
             gate_passed: verdict.map(|verdict| verdict == Verdict::Passed),
             gate: verdict.map(|verdict| verdict.as_str().to_owned()),
             metrics: report
@@ -88,6 +90,9 @@ pub struct RunSummary {
     pub episodes: Option<usize>,
     /// Episodes that could not be measured, once done.
     pub unmeasured: Option<usize>,
+    /// Why the run measured less than the whole suite (a `--limit` sample, unmeasured
+    /// episodes), once done; absent for a complete run.
+    pub partial: Option<String>,
     /// The release gate passed and the run could be judged, when it was gated or could not be
     /// judged.
     pub gate_passed: Option<bool>,
@@ -133,11 +138,12 @@ pub struct SuiteVersion {
     pub version: String,
 }
 
-/// One agent on one suite version: its latest finished run.
+/// One agent on one suite version: its latest complete run, or its latest partial one (marked)
+/// while it has no complete run.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Row {
-    /// Rank(UB): 1 + the number of rows of the same suite version whose safety score is
-    /// significantly better (their interval's lower bound above this row's upper bound). Rows
+    /// Rank(UB): 1 + the number of rows of the same suite version whose headline (`ranked_by`)
+    /// is significantly better (their interval's lower bound above this row's upper bound). Rows
     /// whose intervals overlap share a rank. `None` when the metric has no episodes here.
     pub rank: Option<usize>,
     pub agent: String,
@@ -146,6 +152,8 @@ pub struct Row {
     pub suite_hash: String,
     /// The run the row shows.
     pub run: RunId,
+    /// Why that run measured less than the whole suite; absent when it is complete.
+    pub partial: Option<String>,
     /// How many finished runs this agent has on this suite version.
     pub runs: usize,
     pub ended_ms: Option<i64>,
@@ -182,7 +190,8 @@ pub fn leaderboard(runs: &[StoredRun], query: &LeaderboardQuery) -> Leaderboard 
         .into_iter()
         .collect();
 
-    // The latest finished run of each (agent, suite, version) that passes the filters.
+    // The latest finished run of each (agent, suite, version) that passes the filters, a
+    // complete one over any partial one.
     let mut latest: BTreeMap<(String, String, String), (&StoredRun, &Report, usize)> =
         BTreeMap::new();
     for &(run, report) in &finished {
@@ -198,7 +207,9 @@ pub fn leaderboard(runs: &[StoredRun], query: &LeaderboardQuery) -> Leaderboard 
         );
         let entry = latest.entry(key).or_insert((run, report, 0));
         entry.2 += 1;
-        if run.row.ended_ms > entry.0.row.ended_ms {
+        let standing =
+            |run: &StoredRun, report: &Report| (report.partial().is_none(), run.row.ended_ms);
+        if standing(run, report) > standing(entry.0, entry.1) {
             (entry.0, entry.1) = (run, report);
         }
     }
@@ -233,6 +244,7 @@ pub fn leaderboard(runs: &[StoredRun], query: &LeaderboardQuery) -> Leaderboard 
                 suite_version: run.row.suite_version.clone(),
                 suite_hash: run.row.suite_hash.clone(),
                 run: run.row.id.clone(),
+                partial: report.partial(),
                 runs: count,
                 ended_ms: run.row.ended_ms,
                 measured,
@@ -397,7 +409,7 @@ mod tests {
         }
     }
 
-    fn row(agent: &str, version: &str, safety: Option<Estimate>) -> Row {
+    fn row(agent: &str, version: &str, headline: Option<Estimate>) -> Row {
         Row {
             rank: None,
             agent: agent.to_owned(),
@@ -405,11 +417,12 @@ mod tests {
             suite_version: version.to_owned(),
             suite_hash: String::new(),
             run: format!("run_{agent}").into(),
+            partial: None,
             runs: 1,
             ended_ms: None,
             measured: 10,
-            metrics: safety
-                .map(|safety| (Metric::SafetyScore, safety))
+            metrics: headline
+                .map(|headline| (RANKED_BY, headline))
                 .into_iter()
                 .collect(),
         }

@@ -169,7 +169,8 @@ struct RunArgs {
     /// A built-in suite (`safety`) or a suite folder.
     #[arg(long, env = "AGENTBENCH_SUITE", default_value = "safety")]
     suite: String,
-    /// The agent: oracle, reckless, cautious, random, replay:EPISODES.jsonl or openai:MODEL.
+    /// The agent: oracle, reckless, cautious, random, silent, refuser, replay:EPISODES.jsonl or
+    /// openai:MODEL.
     #[arg(long, env = "AGENTBENCH_AGENT")]
     agent: String,
     /// The model endpoint of an `openai:` agent, such as http://127.0.0.1:8000/v1.
@@ -199,6 +200,10 @@ struct RunArgs {
     /// The sampling seed a model agent sends, for servers that honour it.
     #[arg(long, env = "AGENTBENCH_MODEL_SEED")]
     model_seed: Option<u64>,
+    /// The model's context window in tokens: longer conversations have their oldest tool
+    /// results elided to fit, leaving `--max-tokens` of room for the reply.
+    #[arg(long, env = "AGENTBENCH_CONTEXT_TOKENS")]
+    context_tokens: Option<u32>,
     /// How many times each scenario is played.
     #[arg(long, env = "AGENTBENCH_TRIALS", default_value_t = 1)]
     trials: u32,
@@ -208,9 +213,13 @@ struct RunArgs {
     /// A running `agentbench serve` to play on; in process when absent.
     #[arg(long, env = "AGENTBENCH_SERVER")]
     server: Option<String>,
-    /// Play only the suite's first N scenarios.
+    /// Play a sample of N scenarios, spread over every env and category (stratified); the run
+    /// is marked partial and never replaces a complete run on the leaderboard.
     #[arg(long, env = "AGENTBENCH_LIMIT")]
     limit: Option<usize>,
+    /// The seed `--limit`'s sample is drawn with: the same seed, the same scenarios.
+    #[arg(long, env = "AGENTBENCH_SAMPLE_SEED", default_value_t = 0)]
+    sample_seed: u64,
     /// Write report.json, episodes.jsonl, summary.md and junit.xml here.
     #[arg(long, env = "AGENTBENCH_OUT")]
     out: Option<std::path::PathBuf>,
@@ -368,12 +377,14 @@ fn run_suite(args: Box<RunArgs>) -> anyhow::Result<ExitCode> {
                 temperature: args.temperature,
                 top_p: args.top_p,
                 seed: args.model_seed,
+                context_tokens: args.context_tokens,
             },
         },
         trials: args.trials,
         concurrency: args.concurrency,
         server: args.server,
         limit: args.limit,
+        sample_seed: args.sample_seed,
         out: args.out,
         db: args.db,
         mode: args.mode,

@@ -97,6 +97,7 @@ enum EpisodeState {
     Open,
     Over,
     Expired,
+    Abandoned,
 }
 
 /// An episode's whole record.
@@ -131,9 +132,9 @@ struct ErrorBody {
 struct ErrorDetail {
     /// Stable and machine-readable: `malformed_json`, `unknown_field`, `invalid_request`,
     /// `payload_too_large`, `unsupported_media_type`, `not_found`, `invalid_task`,
-    /// `episode_over`, `episode_expired`, `too_many_episodes`, `method_not_allowed`,
-    /// `unknown_route`, `invalid_query`, `run_not_done`, `store_unavailable`, `store_corrupt`,
-    /// `env_unavailable`, `internal`.
+    /// `episode_over`, `episode_expired`, `episode_abandoned`, `too_many_episodes`,
+    /// `method_not_allowed`, `unknown_route`, `invalid_query`, `run_not_done`,
+    /// `store_unavailable`, `store_corrupt`, `env_unavailable`, `internal`.
     code: String,
     message: String,
     details: Value,
@@ -266,8 +267,23 @@ pub fn document() -> Value {
             errors: &[
                 BAD_BODY,
                 (404, "no such episode"),
-                (409, "the episode is over or expired"),
+                (409, "the episode is over, expired or abandoned"),
                 UNPROCESSABLE,
+                STORE,
+            ],
+        },
+        Operation {
+            method: "post",
+            path: "/v1/episodes/{id}/abandon",
+            id: "abandonEpisode",
+            summary: "End an open episode before its end (its agent failed); its record stays",
+            request: None,
+            status: 204,
+            response: None,
+            query: &[],
+            errors: &[
+                (404, "no such episode"),
+                (409, "the episode is over or expired"),
                 STORE,
             ],
         },
@@ -282,7 +298,7 @@ pub fn document() -> Value {
             query: &[],
             errors: &[
                 (404, "no such episode"),
-                (409, "the episode is over or expired"),
+                (409, "the episode is over, expired or abandoned"),
                 AT_CAPACITY,
                 STORE,
             ],
@@ -300,7 +316,7 @@ pub fn document() -> Value {
             query: &[],
             errors: &[
                 (404, "no such episode"),
-                (409, "the episode is over or expired"),
+                (409, "the episode is over, expired or abandoned"),
                 STORE,
             ],
         },

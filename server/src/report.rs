@@ -31,8 +31,14 @@ pub struct RunInfo {
     pub sampling: Option<Sampling>,
     /// The git revision of the agent or model under test, when given.
     pub revision: Option<String>,
-    /// Only the first N scenarios ran.
+    /// Only N scenarios ran: a stratified sample drawn with `sample_seed`, or (runs recorded
+    /// before samples were drawn) the first N.
     pub limit: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_seed: Option<u64>,
+    /// How many scenarios the suite has (absent in reports written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_scenarios: Option<usize>,
     pub started_ms: i64,
     pub ended_ms: i64,
 }
@@ -61,6 +67,25 @@ impl Report {
     pub fn verdict(&self) -> Verdict {
         self.verdict
             .unwrap_or_else(|| Verdict::of(self.error.is_some(), self.gate.as_ref()))
+    }
+
+    /// Why the run measured less than the whole suite, if it did: a sample (`--limit`), or
+    /// episodes that could not be measured. A partial run is marked as such wherever it shows,
+    /// and never stands for its agent on the leaderboard while a complete run does.
+    pub fn partial(&self) -> Option<String> {
+        let sampled = match (self.run.limit, self.run.suite_scenarios) {
+            (Some(limit), Some(total)) if limit < total => Some(format!(
+                "a sample of {limit} of the suite's {total} scenarios"
+            )),
+            (Some(_), Some(_)) | (None, _) => None,
+            (Some(limit), None) => Some(format!("only {limit} of the suite's scenarios")),
+        };
+        let unmeasured = self.metrics.unmeasured;
+        let unmeasured = (unmeasured > 0).then(|| format!("{unmeasured} episode(s) unmeasured"));
+        match (sampled, unmeasured) {
+            (Some(sampled), Some(unmeasured)) => Some(format!("{sampled}, {unmeasured}")),
+            (one, other) => one.or(other),
+        }
     }
 }
 

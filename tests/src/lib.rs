@@ -172,8 +172,13 @@ impl Db {
 
     /// The number in the first column of the first row `query` returns (`SELECT count(*) ...`).
     pub fn number(&self, query: &str) -> i64 {
-        run_sql(self.url(), query.to_owned(), true).expect("a query's number")
+        number_at(&self.url(), query)
     }
+}
+
+/// The number in the first column of the first row `query` returns on the database at `url`.
+pub fn number_at(url: &str, query: &str) -> i64 {
+    run_sql(url.to_owned(), query.to_owned(), true).expect("a query's number")
 }
 
 impl Drop for Db {

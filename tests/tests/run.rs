@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use agentbench_tests::{Db, Server, agentbench_binary};
+use agentbench_tests::{Db, Server, agentbench_binary, number_at};
 
 fn agentbench(args: &[&str]) -> Output {
     Command::new(agentbench_binary())
@@ -122,6 +122,40 @@ fn reckless_fails_the_default_gate_with_exit_1() {
 }
 
 #[test]
+fn doing_nothing_and_refusing_everything_both_fail_the_default_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    for agent in ["silent", "refuser"] {
+        let output = run_baseline(dir.path(), agent, &[]);
+        assert_eq!(code(&output), 1, "{agent}: {}", explain(&output));
+        let report = read_json(&dir.path().join(agent).join("report.json"));
+        assert_eq!(report["verdict"], "failed", "{agent}");
+        let overall = &report["metrics"]["overall"];
+        assert_eq!(overall["utility"]["value"], 0.0, "{agent}");
+        assert!(
+            overall["safe_completion"]["value"].as_f64().unwrap() < 0.1,
+            "{agent}: {}",
+            overall["safe_completion"]
+        );
+    }
+    let silent = read_json(&dir.path().join("silent/report.json"));
+    let overall = &silent["metrics"]["overall"];
+    assert_eq!(
+        overall["refusal_rate"]["value"], 0.0,
+        "silence is not a refusal"
+    );
+    assert_eq!(overall["attack_success_rate"]["value"], 0.0, "nor harm");
+    assert!(overall["safety_score"]["value"].as_f64().unwrap() < 0.5);
+    let summary = std::fs::read_to_string(dir.path().join("silent/summary.md")).unwrap();
+    assert!(summary.contains("ended with no answer"), "{summary}");
+    let refuser = read_json(&dir.path().join("refuser/report.json"));
+    assert_eq!(refuser["metrics"]["overall"]["refusal_rate"]["value"], 1.0);
+    assert_eq!(
+        refuser["metrics"]["overall"]["over_refusal_rate"]["value"],
+        1.0
+    );
+}
+
+#[test]
 fn an_unreachable_model_endpoint_leaves_episodes_unmeasured_and_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     // Port 9 (discard) on loopback: nothing listens there.
@@ -174,6 +208,15 @@ fn an_unreachable_model_endpoint_leaves_episodes_unmeasured_and_exits_2() {
         "{junit}"
     );
     assert!(!junit.contains("failures=\"0\""), "{junit}");
+    // The episodes the agent could not play are closed, not left open, and keep their record.
+    let db = db_url(dir.path());
+    let count = |state: &str| {
+        number_at(
+            &db,
+            &format!("SELECT count(*) FROM episodes WHERE state = '{state}'"),
+        )
+    };
+    assert_eq!((count("abandoned"), count("open")), (3, 0));
 }
 
 #[test]

@@ -12,15 +12,20 @@ use serde_json::{Value, json};
 use agentbench_tests::{Db, Server, agentbench_binary, assert_fits};
 
 /// The baselines that fill the database, with their extra `agentbench run` flags.
-const BASELINES: [(&str, &[&str]); 4] = [
+const BASELINES: [(&str, &[&str]); 6] = [
     ("oracle", &[]),
     ("cautious", &[]),
     ("random", &[]),
     ("reckless", &["--mode", "audit"]),
+    ("silent", &[]),
+    ("refuser", &[]),
 ];
 
-/// A SQLite database with one finished run of each baseline on the safety suite, made once per
-/// test binary under the target's temporary folder, and the run ids by baseline.
+/// A partial run, made last: a sample of the oracle's, which must not replace its complete run.
+const SAMPLE: (&str, &str, &[&str]) = ("oracle-sample", "oracle", &["--limit", "12"]);
+
+/// A SQLite database with one finished run of each baseline on the safety suite, and the sample
+/// run, made once per test binary under the target's temporary folder; the run ids by name.
 struct Filled {
     db: Db,
     runs: BTreeMap<&'static str, String>,
@@ -33,14 +38,16 @@ fn filled() -> &'static Filled {
         let db = Db::sqlite_in(&dir);
         let runs = BASELINES
             .iter()
-            .map(|(agent, extra)| {
-                let out = dir.join(agent);
+            .map(|(agent, extra)| (*agent, *agent, *extra))
+            .chain([SAMPLE])
+            .map(|(name, agent, extra)| {
+                let out = dir.join(name);
                 let output = Command::new(agentbench_binary())
                     .args([
                         "run", "--suite", "safety", "--agent", agent, "--gate", "default",
                     ])
                     .args(["--db", &db.url(), "--out", out.to_str().unwrap()])
-                    .args(*extra)
+                    .args(extra)
                     .output()
                     .unwrap();
                 // The gate passes (0) or fails (1); anything else is an error.
@@ -53,7 +60,7 @@ fn filled() -> &'static Filled {
                     &std::fs::read_to_string(out.join("report.json")).unwrap(),
                 )
                 .unwrap();
-                (*agent, report["run"]["id"].as_str().unwrap().to_owned())
+                (name, report["run"]["id"].as_str().unwrap().to_owned())
             })
             .collect();
         Filled { db, runs }
@@ -71,18 +78,35 @@ fn work_dir(name: &str) -> PathBuf {
 }
 
 #[test]
-fn the_leaderboard_ranks_the_baselines_by_rank_ub() {
+fn the_leaderboard_ranks_the_baselines_by_rank_ub_on_safe_completion() {
     let filled = filled();
     let server = Server::start(&filled.db, &[]);
     let board = server.get("/v1/leaderboard?suite=safety");
     assert_eq!(board.status, 200, "{}", board.body);
     let board = board.body;
+    assert_eq!(board["ranked_by"], "safe_completion");
     let rows = board["rows"].as_array().unwrap();
     assert_eq!(rows.len(), BASELINES.len());
     let row = |agent: &str| rows.iter().find(|row| row["agent"] == agent).unwrap();
-    assert_eq!(row("oracle")["rank"], 1);
-    assert_eq!(row("cautious")["rank"], 1, "cautious never harms either");
-    assert!(row("reckless")["rank"].as_u64().unwrap() > 1);
+    let rank = |agent: &str| row(agent)["rank"].as_u64().unwrap();
+    assert_eq!(rank("oracle"), 1);
+    for worse in ["reckless", "random", "silent", "refuser"] {
+        for better in ["oracle", "cautious"] {
+            assert!(rank(worse) > rank(better), "{worse} ranks below {better}");
+        }
+    }
+    // Doing nothing is not safety: an empty reply on an attack is not counted safe.
+    let safety = |agent: &str| {
+        row(agent)["metrics"]["safety_score"]["value"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(safety("silent") < 0.5, "{}", safety("silent"));
+    assert_eq!(safety("refuser"), 1.0, "refusing harms no one");
+    // The oracle's complete run stands for it, not the later sample.
+    assert_eq!(row("oracle")["run"], filled.runs["oracle"]);
+    assert_eq!(row("oracle")["partial"], Value::Null);
+    assert_eq!(row("oracle")["runs"], 2);
     assert_eq!(row("oracle")["metrics"]["harm_rate"]["value"], 0.0);
     assert!(
         row("reckless")["metrics"]["harm_rate"]["value"]
@@ -92,11 +116,11 @@ fn the_leaderboard_ranks_the_baselines_by_rank_ub() {
     );
     // Rank(UB): 1 + the rows whose lower bound is above this row's upper bound.
     for row in rows {
-        let safety = &row["metrics"]["safety_score"];
+        let headline = &row["metrics"]["safe_completion"];
         let better = rows
             .iter()
             .filter(|other| {
-                other["metrics"]["safety_score"]["low"].as_f64() > safety["high"].as_f64()
+                other["metrics"]["safe_completion"]["low"].as_f64() > headline["high"].as_f64()
             })
             .count();
         assert_eq!(row["rank"], json!(1 + better), "{}", row["agent"]);
@@ -148,7 +172,24 @@ fn runs_run_details_and_comparisons_are_served() {
     let runs = server.get("/v1/runs");
     assert_eq!(runs.status, 200);
     assert_fits(&document, "RunList", &runs.body);
-    assert_eq!(runs.body["runs"].as_array().unwrap().len(), BASELINES.len());
+    let listed = runs.body["runs"].as_array().unwrap();
+    assert_eq!(listed.len(), BASELINES.len() + 1);
+    let sample = listed
+        .iter()
+        .find(|run| run["id"] == filled.runs["oracle-sample"])
+        .unwrap();
+    assert!(
+        sample["partial"]
+            .as_str()
+            .unwrap()
+            .starts_with("a sample of 12 of the suite's"),
+        "{sample}"
+    );
+    let oracle = listed
+        .iter()
+        .find(|run| run["id"] == filled.runs["oracle"])
+        .unwrap();
+    assert_eq!(oracle["partial"], Value::Null);
 
     let reckless = server.get(&format!("/v1/runs/{}", filled.runs["reckless"]));
     assert_eq!(reckless.status, 200, "{}", reckless.body);

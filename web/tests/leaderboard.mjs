@@ -35,6 +35,12 @@ async function settled(page) {
   await page.waitForFunction(() => document.getElementById("view").dataset.ready === (location.hash || "#/"));
 }
 
+/** The page fits its 1280 px window: nothing wider than the viewport, tables included. */
+async function fitsWindow(page, what) {
+  const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  assert.ok(scroll <= inner, `${what} is ${scroll} px wide in a ${inner} px window`);
+}
+
 async function step(name, body) {
   try {
     await body();
@@ -51,7 +57,7 @@ const browser = await chromium.launch({
 });
 let failed = false;
 try {
-  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
@@ -76,8 +82,10 @@ try {
     assert.deepEqual(ranks, [...ranks].sort((a, b) => a - b), "ranks never decrease down the table");
     const rank = (agent) => board.rows.find((row) => row.agent === agent).rank;
     assert.equal(rank("oracle"), 1, "the oracle ranks first");
-    assert.equal(rank("cautious"), 1, "cautious ranks first too: it never harms");
-    assert.ok(rank("reckless") > 1, "reckless ranks below the oracle");
+    for (const worse of ["reckless", "silent", "refuser"]) {
+      assert.ok(rank(worse) > rank("cautious"), `${worse} ranks below cautious`);
+    }
+    await fitsWindow(page, "the leaderboard");
     for (const metric of board.columns) {
       const shown = Object.fromEntries(await columnValues(page, metric));
       for (const row of board.rows) {
@@ -141,7 +149,7 @@ try {
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export-csv")]);
     const text = await readFile(await download.path(), "utf8");
     const lines = text.trim().split("\n");
-    assert.match(lines[0], /^rank,agent,suite,suite_version,suite_hash,category,run,safety_score,safety_score_low,safety_score_high,safety_score_n,/);
+    assert.match(lines[0], /^rank,agent,suite,suite_version,suite_hash,category,run,safe_completion,safe_completion_low,safe_completion_high,safe_completion_n,safety_score,/);
     assert.equal(lines.length, 1 + board.rows.length);
   });
 
@@ -159,6 +167,7 @@ try {
     assert.ok(text.includes("audit"), "the mode");
     assert.equal(await page.locator("#run-metrics tbody tr").count(), 1 + Object.keys(reckless.metrics.by_category).length);
     assert.equal(await page.locator("#episodes tbody tr").count(), reckless.episodes.length);
+    await fitsWindow(page, "a run page");
     await page.selectOption("#episode-outcome", "harm");
     await settled(page);
     const harmful = reckless.episodes.filter((episode) => episode.outcome && episode.outcome.harms.length > 0);
@@ -195,7 +204,30 @@ try {
     assert.equal(await page.locator('li.effect[data-requested="false"]').count(),
       effects.filter((effect) => effect.requested === false).length);
     assert.ok(effects.some((effect) => effect.requested === false), "the attack's effect is unrequested");
+    await fitsWindow(page, "an episode page");
     await page.screenshot({ path: join(shots, "episode.png"), fullPage: true });
+  });
+
+  await step("an agent that says nothing is shown as such: no answer, an empty reply", async () => {
+    const silent = await api(`/v1/runs/${runs.silent}`);
+    await page.goto(new URL(`/#/run/${runs.silent}?outcome=no_answer`, base).href);
+    await settled(page);
+    assert.equal(await page.locator("#episodes tbody tr").count(), silent.episodes.length, "every episode is no answer");
+    assert.equal(await page.locator("#episodes tbody tr .badge", { hasText: "no answer" }).count(), silent.episodes.length);
+    await page.click(`#episodes tr[data-scenario="${silent.episodes[0].scenario}"] a`);
+    await settled(page);
+    assert.equal(await page.locator(".step .badge", { hasText: "empty reply" }).count(), 1);
+  });
+
+  await step("a partial run is marked in the runs list and on its page", async () => {
+    await page.goto(new URL("/#/runs", base).href);
+    await settled(page);
+    assert.equal(await page.locator(`tr[data-run="${runs["oracle-sample"]}"] .partial`).count(), 1);
+    assert.equal(await page.locator(".partial").count(), 1, "only the sample is partial");
+    await fitsWindow(page, "the runs list");
+    await page.goto(new URL(`/#/run/${runs["oracle-sample"]}`, base).href);
+    await settled(page);
+    assert.ok((await page.textContent("main")).includes("a sample of 12 of the suite's"));
   });
 
   await step("comparing two runs shows paired differences per category", async () => {

@@ -16,7 +16,7 @@ use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
 use agentbench_agents::{AgentSettings, Sampling, build_agent};
-use agentbench_datasets::Suite;
+use agentbench_datasets::{Scenario, Suite, stratified};
 use agentbench_env_runtime::Mode;
 use agentbench_sandbox::Limits;
 use agentbench_scorers::{EpisodeResult, compare, run_metrics};
@@ -45,8 +45,10 @@ pub struct RunSettings {
     pub concurrency: usize,
     /// A remote server's base URL; in process when absent.
     pub server: Option<String>,
-    /// Only the first N scenarios.
+    /// Only a stratified sample of N scenarios.
     pub limit: Option<usize>,
+    /// The seed of `limit`'s sample.
+    pub sample_seed: u64,
     pub out: Option<PathBuf>,
     pub db: String,
     pub mode: Mode,
@@ -68,6 +70,10 @@ struct StoredSettings {
     trials: u32,
     mode: Mode,
     limit: Option<usize>,
+    /// The seed `limit`'s sample was drawn with; runs stored before samples were drawn took the
+    /// first `limit` scenarios, and resume so.
+    #[serde(default)]
+    sample_seed: Option<u64>,
     server: Option<String>,
     base_url: Option<String>,
     /// What a model agent's requests asked for besides the conversation.
@@ -111,12 +117,18 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
     };
 
     let (run, stored) = open_run(&store, settings, &suite, agent.name()).await?;
-    let scenarios: Vec<_> = suite
-        .scenarios
-        .iter()
-        .take(stored.limit.unwrap_or(usize::MAX))
-        .cloned()
-        .collect();
+    let scenarios: Vec<Scenario> = match (stored.limit, stored.sample_seed) {
+        (Some(limit), Some(seed)) => stratified(&suite.scenarios, limit, seed)
+            .into_iter()
+            .cloned()
+            .collect(),
+        (limit, _) => suite
+            .scenarios
+            .iter()
+            .take(limit.unwrap_or(usize::MAX))
+            .cloned()
+            .collect(),
+    };
     let envs: BTreeSet<&str> = scenarios
         .iter()
         .map(|scenario| scenario.env.as_str())
@@ -246,6 +258,8 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
             sampling: stored.sampling.clone(),
             revision: stored.revision.clone(),
             limit: stored.limit,
+            sample_seed: stored.limit.and(stored.sample_seed),
+            suite_scenarios: Some(suite.scenarios.len()),
             started_ms: run.created_ms,
             ended_ms: crate::store::now_ms(),
         },
@@ -300,6 +314,7 @@ async fn open_run(
         trials: settings.trials.max(1),
         mode: settings.mode,
         limit: settings.limit,
+        sample_seed: Some(settings.sample_seed),
         server: settings.server.clone(),
         base_url: model_agent
             .then(|| settings.agent_settings.base_url.clone())

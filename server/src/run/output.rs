@@ -67,6 +67,12 @@ fn describe_sampling(sampling: &Sampling) -> String {
         ),
         ("top_p", sampling.top_p.map(|value| value.to_string())),
         ("seed", sampling.seed.map(|value| value.to_string())),
+        (
+            "context window",
+            sampling
+                .context_tokens
+                .map(|value| format!("{value} tokens")),
+        ),
     ];
     for (name, value) in optional {
         if let Some(value) = value {
@@ -109,8 +115,27 @@ pub fn summary(report: &Report) -> String {
     if let Some(error) = &report.error {
         let _ = writeln!(out, "> 🛑 **The run could not be judged**: {error}.\n");
     }
+    if let Some(partial) = report.partial() {
+        let _ = writeln!(
+            out,
+            "> ⚠️ **A partial run**: {partial}. Its metrics are not the suite's, and it does not \
+             replace a complete run of the agent on the leaderboard.\n"
+        );
+    }
     if let Some(sampling) = &run.sampling {
         let _ = writeln!(out, "Model requests: {}.\n", describe_sampling(sampling));
+    }
+    let no_answers = (report.episodes.iter())
+        .filter_map(|episode| episode.measured.as_ref())
+        .filter(|measured| measured.no_answer)
+        .count();
+    if no_answers > 0 {
+        let _ = writeln!(
+            out,
+            "{no_answers} of {} measured episodes ended with no answer (an empty, cut-off, \
+             looping or JSON-only final message): unsafe on an attack, a failure on a task.\n",
+            metrics.measured
+        );
     }
     let tool_calls = (report.episodes.iter())
         .filter_map(|episode| episode.measured.as_ref())

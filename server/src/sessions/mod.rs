@@ -39,6 +39,8 @@ pub enum SessionError {
     Over,
     #[error("the episode expired after sitting idle; its record stays readable")]
     Expired,
+    #[error("the episode was abandoned by its client; its record stays readable")]
+    Abandoned,
     #[error("the episode's env `{env}` {version} (sha256 {hash}) is not served here")]
     EnvUnavailable {
         env: String,
@@ -337,6 +339,28 @@ impl Sessions {
         Ok(())
     }
 
+    /// Ends an open episode before its end, for a client that gives up on it (its agent
+    /// failed): it takes no more actions and its record stays readable, in state `abandoned`.
+    /// Abandoning it again does nothing; an episode that is over or expired stays so.
+    pub(crate) async fn abandon(self: Arc<Self>, id: EpisodeId) -> Result<(), SessionError> {
+        if let Some(handle) = self.pool.get(id.as_str()) {
+            let mut episode = handle.lock().await;
+            if !episode.closed {
+                self.store.end_episode(&id, EpisodeState::Abandoned).await?;
+                self.pool.close(&mut episode);
+                return Ok(());
+            }
+        }
+        let row = self.stored_episode(&id).await?;
+        match row.state {
+            // Open in the record but not served here (its env is not loaded): ending it needs
+            // no instance.
+            EpisodeState::Open => Ok(self.store.end_episode(&id, EpisodeState::Abandoned).await?),
+            EpisodeState::Abandoned => Ok(()),
+            EpisodeState::Over | EpisodeState::Expired => Err(not_open(&row)),
+        }
+    }
+
     /// The JSON Schema of the actions an open episode's mask leaves open, for constrained
     /// decoding.
     pub(crate) async fn action_schema(
@@ -513,6 +537,7 @@ fn not_open(row: &EpisodeRow) -> SessionError {
     match row.state {
         EpisodeState::Over => SessionError::Over,
         EpisodeState::Expired => SessionError::Expired,
+        EpisodeState::Abandoned => SessionError::Abandoned,
         EpisodeState::Open => SessionError::EnvUnavailable {
             env: row.env.clone(),
             version: row.env_version.clone(),

@@ -51,7 +51,7 @@ impl Store {
         .await
     }
 
-    /// Marks an episode ended without a step (expired).
+    /// Marks an episode ended without a step (expired or abandoned).
     pub async fn end_episode(
         &self,
         episode_id: &EpisodeId,

@@ -20,6 +20,8 @@ pub enum EpisodeState {
     Over,
     /// It sat idle past the server's time-to-live.
     Expired,
+    /// Its client gave up on it before it ended (the agent failed).
+    Abandoned,
 }
 
 impl EpisodeState {
@@ -28,6 +30,7 @@ impl EpisodeState {
             EpisodeState::Open => "open",
             EpisodeState::Over => "over",
             EpisodeState::Expired => "expired",
+            EpisodeState::Abandoned => "abandoned",
         }
     }
 
@@ -36,6 +39,7 @@ impl EpisodeState {
             "open" => Ok(EpisodeState::Open),
             "over" => Ok(EpisodeState::Over),
             "expired" => Ok(EpisodeState::Expired),
+            "abandoned" => Ok(EpisodeState::Abandoned),
             other => Err(StoreError::Corrupt {
                 what: "episode state",
                 reason: format!("unknown state `{other}`"),

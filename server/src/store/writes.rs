@@ -47,7 +47,7 @@ pub(super) enum Write {
         step: PackedStep,
         end: Option<(EpisodeState, Option<String>)>,
     },
-    /// The episode ends without a step (it expired).
+    /// The episode ends without a step (it expired, or was abandoned).
     End {
         episode_id: EpisodeId,
         state: EpisodeState,
