@@ -623,6 +623,50 @@ async fn idle_episodes_expire() {
     assert_eq!(episode["state"], "expired");
 }
 
+#[tokio::test]
+async fn an_abandoned_episode_keeps_its_record_and_takes_no_more_actions() {
+    let app = app(ServeSettings::default()).await;
+    let id = create(&app).await;
+    let list = json!({"action": {"tool": "list_files"}});
+    let (status, _) = post(&app, &format!("/v1/episodes/{id}/steps"), list.clone()).await;
+    assert_eq!(status, StatusCode::OK);
+    let abandon = format!("/v1/episodes/{id}/abandon");
+    assert_eq!(
+        post(&app, &abandon, Value::Null).await.0,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        post(&app, &abandon, Value::Null).await.0,
+        StatusCode::NO_CONTENT,
+        "abandoning again changes nothing"
+    );
+    let (status, body) = post(&app, &format!("/v1/episodes/{id}/steps"), list).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (StatusCode::CONFLICT, json!("episode_abandoned"))
+    );
+    let (_, episode) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
+    assert_eq!(episode["state"], "abandoned");
+    assert_eq!(episode["steps"].as_array().unwrap().len(), 1, "{episode}");
+
+    // An episode that ended stays ended; an unknown one is not found.
+    let over = create(&app).await;
+    let done = json!({"action": {"message": "Done."}});
+    assert_eq!(
+        post(&app, &format!("/v1/episodes/{over}/steps"), done)
+            .await
+            .0,
+        StatusCode::OK
+    );
+    let (status, body) = post(&app, &format!("/v1/episodes/{over}/abandon"), Value::Null).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (StatusCode::CONFLICT, json!("episode_over"))
+    );
+    let (status, _) = post(&app, "/v1/episodes/ep_nope/abandon", Value::Null).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
 /// Real responses, held to the schemas of the served OpenAPI document.
 #[tokio::test]
 async fn responses_match_the_openapi_document() {
@@ -645,6 +689,7 @@ async fn responses_match_the_openapi_document() {
             "/v1/episodes",
             "/v1/episodes/{id}",
             "/v1/episodes/{id}/steps",
+            "/v1/episodes/{id}/abandon",
             "/v1/episodes/{id}/fork",
             "/v1/episodes/{id}/action-schema",
             "/v1/leaderboard",

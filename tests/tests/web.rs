@@ -50,9 +50,10 @@ fn filled() -> &'static Filled {
                     .args(extra)
                     .output()
                     .unwrap();
-                // The gate passes (0) or fails (1); anything else is an error.
+                // The gate passes (0), fails (1) or, on the small sample, is inconclusive (3);
+                // an error (2) is not expected.
                 assert!(
-                    matches!(output.status.code(), Some(0 | 1)),
+                    matches!(output.status.code(), Some(0 | 1 | 3)),
                     "{agent}: {}",
                     String::from_utf8_lossy(&output.stderr)
                 );

@@ -237,7 +237,7 @@ impl Player {
             };
             line.tokens += decision.tokens.unwrap_or(0);
             line.agent_ms += millis(decision.latency);
-            let cut_off = matches!(
+            let unanswered = matches!(
                 decision.mistake,
                 Some(Mistake::CutOff | Mistake::EmptyReply)
             );
@@ -267,7 +267,7 @@ impl Player {
                     Some(Turn {
                         action: Action::Message { .. },
                         ..
-                    }) if cut_off => Some(Reply::NoAnswer),
+                    }) if unanswered => Some(Reply::NoAnswer),
                     Some(Turn {
                         action: Action::Message { message },
                         ..
