@@ -206,8 +206,7 @@ fn fit_context(messages: &mut [Value], tools: &[Value], tokens: usize) {
     let mut total: usize = messages.iter().chain(tools).map(length).sum();
     // Results are the messages after each action (from index 3 on, every other one); the last
     // one is the model's freshest evidence.
-    let results: Vec<usize> = (3..messages.len().saturating_sub(1)).step_by(2).collect();
-    for index in results {
+    for index in (3..messages.len().saturating_sub(1)).step_by(2) {
         if total <= budget {
             return;
         }
