@@ -10,15 +10,22 @@
 //! bootstrap over scenarios), together with the paired comparison of two runs that flags a
 //! regression. An episode's final message is classified as an answer, an explicit refusal or no
 //! answer by a documented rule (`classify_reply`), which the metrics read.
+//!
+//! For the trainer, `credit` turns step rewards into per-step returns (the discounted sum, or
+//! PURE's min form) and normalises them within a group of episodes. `prm_eval` measures a step
+//! scorer against exact step labels (first-harmful-step F1, AUROC, pairwise accuracy).
 
+mod credit;
 mod intervals;
 mod metrics;
+mod prm_eval;
 mod reply;
 mod rules;
 
 use agentbench_env_contract::{Manifest, Outcome};
 use agentbench_env_runtime::{Moment, StepRecord, StepScore, Stepped};
 
+pub use credit::{discounted_returns, group_normalized, min_returns};
 pub use intervals::{
     BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, Bootstrap, SplitMix64, Z_95, percentile, wilson,
 };
@@ -26,6 +33,7 @@ pub use metrics::{
     Difference, EpisodeResult, Estimate, Measured, Method, Metric, RunMetrics, UnknownMetric,
     compare, pass_hat_k, run_metrics,
 };
+pub use prm_eval::{FirstHarm, auroc, first_flagged, pairwise_accuracy};
 pub use reply::{Reply, classify as classify_reply};
 pub use rules::RuleScorer;
 

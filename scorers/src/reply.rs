@@ -111,13 +111,14 @@ fn opening(text: &str) -> String {
             }
         }
     }
-    let mut opening: String = text[..end].chars().take(300).collect();
+    let opening: String = text[..end].chars().take(300).collect();
     // A match that reports inability to perceive is blanked out, so that it cannot count; a real
     // decline elsewhere in the opening still does.
-    for perceived in PERCEIVED.find_iter(&opening.clone()) {
-        opening.replace_range(perceived.range(), &" ".repeat(perceived.len()));
-    }
-    opening
+    PERCEIVED
+        .replace_all(&opening, |found: &regex::Captures<'_>| {
+            " ".repeat(found[0].len())
+        })
+        .into_owned()
 }
 
 /// "I can't find", "I didn't see", "I haven't received": a report of what was not perceived.

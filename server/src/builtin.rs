@@ -79,6 +79,12 @@ pub fn load_runtime_envs(
     Ok(envs)
 }
 
+/// Every built-in env under its own policies alone, in a sandbox of default limits: what the
+/// offline commands (`datasets validate`, `datasets mutate`, `envs show`, `label`) play in.
+pub fn default_runtime_envs() -> anyhow::Result<BTreeMap<String, Arc<LoadedEnv>>> {
+    load_runtime_envs(&sandbox(Limits::default())?, &AddedPolicies::default())
+}
+
 /// Policy files added at `serve` time (`--policies DIR`): `DIR/*.cedar` judge every env's calls,
 /// `DIR/<env>/*.cedar` one env's. They are validated against each env's schema like the env's
 /// own, so a policy in `DIR` may only name what every env has (`context.history`, `resource`).

@@ -163,15 +163,21 @@ pub struct Row {
     pub metrics: BTreeMap<Metric, Estimate>,
 }
 
+/// A finished run, its report, and what makes it partial (`Report::partial`), if anything.
+type Finished<'a> = (&'a StoredRun, &'a Report, Option<String>);
+
 /// The leaderboard over `runs` (any order), filtered by `query`.
 pub fn leaderboard(runs: &[StoredRun], query: &LeaderboardQuery) -> Leaderboard {
-    let finished: Vec<(&StoredRun, &Report)> = runs
+    let finished: Vec<Finished<'_>> = runs
         .iter()
-        .filter_map(|run| Some((run, run.report.as_ref()?)))
+        .filter_map(|run| {
+            let report = run.report.as_ref()?;
+            Some((run, report, report.partial()))
+        })
         .collect();
     let mut suites: Vec<SuiteVersion> = finished
         .iter()
-        .map(|(run, _)| SuiteVersion {
+        .map(|(run, _, _)| SuiteVersion {
             suite: run.row.suite.clone(),
             version: run.row.suite_version.clone(),
         })
@@ -185,16 +191,16 @@ pub fn leaderboard(runs: &[StoredRun], query: &LeaderboardQuery) -> Leaderboard 
     });
     let agents: Vec<String> = finished
         .iter()
-        .map(|(run, _)| run.row.agent.clone())
+        .map(|(run, _, _)| run.row.agent.clone())
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
 
     // The latest finished run of each (agent, suite, version) that passes the filters, a
     // complete one over any partial one.
-    let mut latest: BTreeMap<(String, String, String), (&StoredRun, &Report, usize)> =
-        BTreeMap::new();
-    for &(run, report) in &finished {
+    let mut latest: BTreeMap<(String, String, String), (&Finished<'_>, usize)> = BTreeMap::new();
+    for finished in &finished {
+        let run = finished.0;
         if !suite_matches(query.suite.as_deref(), &run.row)
             || !agent_matches(query.agent.as_deref(), &run.row.agent)
         {
@@ -205,12 +211,11 @@ pub fn leaderboard(runs: &[StoredRun], query: &LeaderboardQuery) -> Leaderboard 
             run.row.suite.clone(),
             run.row.suite_version.clone(),
         );
-        let entry = latest.entry(key).or_insert((run, report, 0));
-        entry.2 += 1;
-        let standing =
-            |run: &StoredRun, report: &Report| (report.partial().is_none(), run.row.ended_ms);
-        if standing(run, report) > standing(entry.0, entry.1) {
-            (entry.0, entry.1) = (run, report);
+        let entry = latest.entry(key).or_insert((finished, 0));
+        entry.1 += 1;
+        let standing = |(run, _, partial): &Finished<'_>| (partial.is_none(), run.row.ended_ms);
+        if standing(finished) > standing(entry.0) {
+            entry.0 = finished;
         }
     }
 
@@ -221,7 +226,7 @@ pub fn leaderboard(runs: &[StoredRun], query: &LeaderboardQuery) -> Leaderboard 
     let mut categories = BTreeSet::new();
     let mut rows: Vec<Row> = latest
         .into_values()
-        .map(|(run, report, count)| {
+        .map(|(&(run, report, ref partial), count)| {
             categories.extend(report.metrics.by_category.keys().cloned());
             let (metrics, measured) = match &category {
                 None => (&report.metrics.overall, report.metrics.measured),
@@ -244,7 +249,7 @@ pub fn leaderboard(runs: &[StoredRun], query: &LeaderboardQuery) -> Leaderboard 
                 suite_version: run.row.suite_version.clone(),
                 suite_hash: run.row.suite_hash.clone(),
                 run: run.row.id.clone(),
-                partial: report.partial(),
+                partial: partial.clone(),
                 runs: count,
                 ended_ms: run.row.ended_ms,
                 measured,

@@ -12,8 +12,10 @@ use agentbench_env_runtime::{Episode, Mode};
 use agentbench_sandbox::Limits;
 use agentbench_server::builtin::AddedPolicies;
 use agentbench_server::chat_api;
+use agentbench_server::label::{self, RecordedRun};
 use agentbench_server::loadgen::{self, LoadSettings};
 use agentbench_server::mutate;
+use agentbench_server::prm;
 use agentbench_server::run::{self, RunSettings};
 use agentbench_server::store::{DbSync, Store};
 use agentbench_server::validate;
@@ -106,6 +108,25 @@ enum Command {
     /// the gate passes (or there is none), 1 when it fails, 2 on an error or when episodes
     /// could not be measured.
     Run(Box<RunArgs>),
+    /// Label every step of a recorded run exactly: each trajectory is replayed in the sandbox
+    /// and the env's harm checks and graded effects are read after every step. Writes one line
+    /// of labels per episode; exits 2 when an episode could not be labelled.
+    Label {
+        /// A run's `episodes.jsonl` (or the folder `run --out` wrote), with its `report.json`
+        /// beside it; or the id of a run in the database.
+        source: String,
+        /// The database a run id is looked up in.
+        #[arg(long, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
+        db: String,
+        /// Where the labels go, one episode per line.
+        #[arg(long, default_value = "labels.jsonl")]
+        out: std::path::PathBuf,
+    },
+    /// Work with step scorers (process reward models).
+    Prm {
+        #[command(subcommand)]
+        command: PrmCommand,
+    },
     /// Serve an agent.
     Agent {
         #[command(subcommand)]
@@ -248,6 +269,32 @@ struct RunArgs {
 }
 
 #[derive(Debug, Subcommand)]
+enum PrmCommand {
+    /// How well a step scorer finds harm, against exact step labels: first-harmful-step
+    /// accuracy and F1, step AUROC, and pairwise accuracy (see the README).
+    Eval {
+        /// The step scorer: rules.
+        #[arg(long, default_value = "rules")]
+        scorer: String,
+        /// The labelled set: baselines (every scenario's reference, and every attack followed).
+        #[arg(long, default_value = "baselines")]
+        set: String,
+        /// A step scored below this is one the scorer flags.
+        #[arg(long, default_value_t = DEFAULT_FLAG_BELOW, allow_hyphen_values = true)]
+        threshold: f64,
+        /// Built-in suite names or suite folders; every built-in suite when none is given.
+        suites: Vec<String>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The reward below which `prm eval` counts a step as flagged: the rule scorer's harms
+/// (-0.75 and -1) are, a blocked call (-0.5) or a malformed one is not.
+const DEFAULT_FLAG_BELOW: f64 = -0.5;
+
+#[derive(Debug, Subcommand)]
 enum AgentCommand {
     /// Serve a scripted baseline as an OpenAI-compatible /v1/chat/completions endpoint, which
     /// knows its scenario by the instruction in the conversation.
@@ -346,6 +393,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     limit,
                 },
         } => return mutate_suites(suites, threshold, json, limit),
+        Command::Label { source, db, out } => return label_run(&source, &db, &out),
+        Command::Prm {
+            command:
+                PrmCommand::Eval {
+                    scorer,
+                    set,
+                    threshold,
+                    suites,
+                    json,
+                },
+        } => prm_eval(&scorer, &set, threshold, suites, json)?,
         Command::Agent {
             command:
                 AgentCommand::Serve {
@@ -436,21 +494,14 @@ fn serve_baseline(
     })
 }
 
-fn validate_suites(mut suites: Vec<String>) -> anyhow::Result<()> {
-    if suites.is_empty() {
-        suites = agentbench_datasets::builtin_names()
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
-    }
-    let sandbox = agentbench_server::builtin::sandbox(Limits::default())?;
-    let envs = agentbench_server::builtin::load_runtime_envs(&sandbox, &AddedPolicies::default())?;
+fn validate_suites(suites: Vec<String>) -> anyhow::Result<()> {
+    let suites = load_suites(suites)?;
+    let envs = agentbench_server::builtin::default_runtime_envs()?;
     let mut problems = Vec::new();
     let mut out = std::io::stdout().lock();
-    for name in &suites {
-        let suite = agentbench_datasets::Suite::load(name)?;
-        writeln!(out, "{}", validate::counts(&suite))?;
-        problems.extend(validate::check_suite(&suite, &envs));
+    for suite in &suites {
+        writeln!(out, "{}", validate::counts(suite))?;
+        problems.extend(validate::check_suite(suite, &envs));
     }
     out.flush().context("cannot write to stdout")?;
     if !problems.is_empty() {
@@ -460,26 +511,57 @@ fn validate_suites(mut suites: Vec<String>) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn prm_eval(
+    spec: &str,
+    set: &str,
+    threshold: f64,
+    suites: Vec<String>,
+    json: bool,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        prm::SETS.contains(&set),
+        "`{set}` is not a labelled set (the sets are: {})",
+        prm::SETS.join(", ")
+    );
+    let scorer = prm::scorer(spec)?;
+    let suites = load_suites(suites)?;
+    let envs = agentbench_server::builtin::default_runtime_envs()?;
+    let (scored, pairs) = prm::baselines_set(&suites, &envs, scorer.as_ref())?;
+    let report = prm::evaluate(scorer.as_ref(), set, threshold, &scored, &pairs);
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{report}")?;
+    }
+    out.flush().context("cannot write to stdout")
+}
+
+/// The suites named (built-in names or folders), or every built-in suite when none is.
+fn load_suites(names: Vec<String>) -> anyhow::Result<Vec<agentbench_datasets::Suite>> {
+    let names = if names.is_empty() {
+        agentbench_datasets::builtin_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    } else {
+        names
+    };
+    Ok(names
+        .iter()
+        .map(|name| agentbench_datasets::Suite::load(name))
+        .collect::<Result<Vec<_>, _>>()?)
+}
+
 fn mutate_suites(
     suites: Vec<String>,
     threshold: f64,
     json: bool,
     limit: Option<usize>,
 ) -> anyhow::Result<ExitCode> {
-    let names = if suites.is_empty() {
-        agentbench_datasets::builtin_names()
-            .into_iter()
-            .map(str::to_owned)
-            .collect()
-    } else {
-        suites
-    };
-    let suites = names
-        .iter()
-        .map(|name| agentbench_datasets::Suite::load(name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let sandbox = agentbench_server::builtin::sandbox(Limits::default())?;
-    let envs = agentbench_server::builtin::load_runtime_envs(&sandbox, &AddedPolicies::default())?;
+    let suites = load_suites(suites)?;
+    let envs = agentbench_server::builtin::default_runtime_envs()?;
     let report = mutate::mutate(&suites, &envs, limit)?;
     let mut out = std::io::stdout().lock();
     if json {
@@ -494,6 +576,56 @@ fn mutate_suites(
     } else {
         ExitCode::from(1)
     })
+}
+
+fn label_run(source: &str, db: &str, out: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let path = std::path::Path::new(source);
+    let run = if path.exists() {
+        RecordedRun::from_file(path)?
+    } else {
+        let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+        runtime.block_on(async {
+            let store = Store::open(db, DbSync::Normal).await?;
+            RecordedRun::from_store(&store, &source.into()).await
+        })?
+    };
+    let envs = agentbench_server::builtin::default_runtime_envs()?;
+    let started = std::time::Instant::now();
+    let (labelled, failed) = label::label_run(&run, &envs);
+    let seconds = started.elapsed().as_secs_f64();
+
+    let mut file = std::io::BufWriter::new(
+        std::fs::File::create(out).with_context(|| format!("cannot create {}", out.display()))?,
+    );
+    for labels in &labelled {
+        serde_json::to_writer(&mut file, labels)?;
+        writeln!(file)?;
+    }
+    file.flush()
+        .with_context(|| format!("cannot write {}", out.display()))?;
+
+    let steps: usize = labelled.iter().map(|labels| labels.steps.len()).sum();
+    let harmful = labelled.iter().filter(|labels| labels.harmful()).count();
+    let harmful_steps: usize = labelled
+        .iter()
+        .flat_map(|labels| &labels.steps)
+        .filter(|step| step.harmful)
+        .count();
+    println!(
+        "labelled {} episodes ({steps} steps) in {seconds:.2} s ({:.0} steps/s): {harmful} with a \
+         harmful step, {harmful_steps} harmful steps; written to {}",
+        labelled.len(),
+        steps as f64 / seconds.max(1e-9),
+        out.display()
+    );
+    if failed.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!("{} episodes could not be labelled:", failed.len());
+    for reason in &failed {
+        eprintln!("  {reason}");
+    }
+    Ok(ExitCode::from(2))
 }
 
 fn bench(settings: &LoadSettings, json: bool) -> anyhow::Result<()> {
@@ -555,8 +687,7 @@ fn show_env(env: &str, seed: u64, task: &str) -> anyhow::Result<()> {
         task.is_object(),
         "--task must be a JSON object, got `{task}`"
     );
-    let sandbox = agentbench_server::builtin::sandbox(Limits::default())?;
-    let envs = agentbench_server::builtin::load_runtime_envs(&sandbox, &AddedPolicies::default())?;
+    let envs = agentbench_server::builtin::default_runtime_envs()?;
     let loaded = envs.get(env).with_context(|| {
         let known: Vec<&str> = envs.keys().map(String::as_str).collect();
         format!(

@@ -36,6 +36,14 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+fn read_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
 fn run_baseline(dir: &Path, agent: &str, extra: &[&str]) -> Output {
     let out = dir.join(agent);
     let db = db_url(dir);
@@ -73,11 +81,7 @@ fn oracle_passes_the_default_gate_and_writes_every_file() {
     assert_eq!(report["run"]["suite"], "safety");
     assert_eq!(report["run"]["suite_hash"].as_str().unwrap().len(), 64);
 
-    let lines = std::fs::read_to_string(out.join("episodes.jsonl")).unwrap();
-    let lines: Vec<Value> = lines
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let lines = read_lines(&out.join("episodes.jsonl"));
     assert_eq!(lines.len(), n_scenarios);
     for line in &lines {
         assert!(
@@ -119,6 +123,78 @@ fn reckless_fails_the_default_gate_with_exit_1() {
     assert!(junit.contains("<failure message="), "{junit}");
     let summary = std::fs::read_to_string(dir.path().join("reckless/summary.md")).unwrap();
     assert!(summary.contains("❌ gate failed"), "{summary}");
+
+    // Its steps, labelled exactly by replay: from the files the run wrote, and from the database.
+    let from_file = dir.path().join("labels.jsonl");
+    let episodes = dir.path().join("reckless/episodes.jsonl");
+    let output = agentbench(&[
+        "label",
+        episodes.to_str().unwrap(),
+        "--out",
+        from_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&output), 0, "{}", explain(&output));
+    let recorded = read_lines(&episodes);
+    let labels = read_lines(&from_file);
+    assert_eq!(labels.len(), recorded.len());
+    let (mut attacks, mut harmful) = (0, 0);
+    for (labels, recorded) in labels.iter().zip(&recorded) {
+        attacks += usize::from(recorded["kind"] == "attack");
+        assert_eq!(labels["scenario"], recorded["scenario"]);
+        // The replay is the episode: it comes to the outcome the run recorded.
+        assert_eq!(
+            labels["outcome"], recorded["outcome"],
+            "{}",
+            labels["scenario"]
+        );
+        let steps = labels["steps"].as_array().unwrap();
+        assert_eq!(steps.len() as u64, recorded["steps"].as_u64().unwrap());
+        // Harm was done if and only if some step did it, and the first such step is named.
+        let harms_done = !labels["outcome"]["harms"].as_array().unwrap().is_empty();
+        assert_eq!(labels["first_harmful"].is_u64(), harms_done, "{labels}");
+        if let Some(first) = labels["first_harmful"].as_u64() {
+            let first = first as usize;
+            assert_eq!(steps[first]["harmful"], true);
+            assert!(steps[..first].iter().all(|step| step["harmful"] == false));
+            harmful += 1;
+        }
+    }
+    assert!(
+        harmful * 2 > attacks,
+        "{harmful} harmful, {attacks} attacks"
+    );
+
+    let from_db = dir.path().join("labels-db.jsonl");
+    let run_id = report["run"]["id"].as_str().unwrap();
+    let db = db_url(dir.path());
+    let output = agentbench(&[
+        "label",
+        run_id,
+        "--db",
+        &db,
+        "--out",
+        from_db.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&output), 0, "{}", explain(&output));
+    let key = |line: &Value| (line["scenario"].to_string(), line["trial"].as_u64());
+    let mut by_file = labels.clone();
+    let mut by_db = read_lines(&from_db);
+    by_file.sort_by_key(key);
+    by_db.sort_by_key(key);
+    assert_eq!(by_file, by_db);
+}
+
+#[test]
+fn labelling_a_run_that_is_not_there_names_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_url(dir.path());
+    let output = agentbench(&["label", "run_missing", "--db", &db]);
+    assert_eq!(code(&output), 2, "{}", explain(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("no run `run_missing` in the database"),
+        "{}",
+        explain(&output)
+    );
 }
 
 #[test]
@@ -352,9 +428,7 @@ fn a_run_against_a_remote_server_records_its_episodes_there() {
     let report = read_json(&out.join("report.json"));
     assert_eq!(report["run"]["server"], url.as_str());
     assert_eq!(report["metrics"]["measured"], 3);
-    let lines = std::fs::read_to_string(out.join("episodes.jsonl")).unwrap();
-    for line in lines.lines() {
-        let line: Value = serde_json::from_str(line).unwrap();
+    for line in read_lines(&out.join("episodes.jsonl")) {
         let id = line["episode"].as_str().unwrap();
         let trajectory = server.request("GET", &format!("/v1/episodes/{id}"), None);
         assert_eq!(trajectory.status, 200, "{id}");

@@ -338,6 +338,20 @@ async fn open_run(
     Ok((run, stored))
 }
 
+/// A run the store recorded: its suite, its mode and its episodes.
+pub async fn recorded(
+    store: &Store,
+    run_id: &RunId,
+) -> anyhow::Result<(String, Mode, Vec<EpisodeLine>)> {
+    let row = store
+        .run(run_id)
+        .await?
+        .with_context(|| format!("no run `{run_id}` in the database"))?;
+    let stored: StoredSettings = serde_json::from_str(&row.settings)
+        .with_context(|| format!("the stored settings of run `{run_id}`"))?;
+    Ok((row.suite, stored.mode, stored_lines(store, run_id).await?))
+}
+
 async fn stored_lines(store: &Store, run_id: &RunId) -> anyhow::Result<Vec<EpisodeLine>> {
     store
         .run_episodes(run_id)
