@@ -119,7 +119,17 @@ impl std::str::FromStr for ToolChoice {
 /// plus `ask_user`, and `sampling`. Tool calls are not made in parallel, since the runtime takes
 /// one action per step. An assistant message that calls a tool has the content `""`, not
 /// `null`: some servers fail on every later turn when it is `null`.
-pub fn request_body(view: &View<'_>, model: &str, sampling: &Sampling) -> Value {
+///
+/// `chars_per_token` is how many characters of the messages and tools, as JSON, the model's
+/// server counts as one prompt token: the estimate `fit_context` keeps the conversation within
+/// `context_tokens` by. Start from `DEFAULT_CHARS_PER_TOKEN`; `prompt_density` measures it from
+/// a reply.
+pub fn request_body(
+    view: &View<'_>,
+    model: &str,
+    sampling: &Sampling,
+    chars_per_token: f64,
+) -> Value {
     let mut tools: Vec<Value> = view
         .tools
         .iter()
@@ -167,7 +177,7 @@ pub fn request_body(view: &View<'_>, model: &str, sampling: &Sampling) -> Value 
 
     if let Some(context_tokens) = sampling.context_tokens {
         let room = context_tokens.saturating_sub(sampling.max_tokens.unwrap_or(0));
-        fit_context(&mut messages, &tools, room as usize);
+        fit_context(&mut messages, &tools, f64::from(room) * chars_per_token);
     }
     let mut body = json!({
         "model": model,
@@ -190,20 +200,53 @@ pub fn request_body(view: &View<'_>, model: &str, sampling: &Sampling) -> Value 
     body
 }
 
-/// Characters per token in the estimate `fit_context` works with: about 4 for English text and
-/// JSON under common tokenizers, rounded down so that the estimate errs long.
-const CHARS_PER_TOKEN: usize = 3;
+/// Characters per prompt token before a server has said: about 4 for English text and JSON
+/// under common tokenizers, rounded down so that the estimate errs long. Servers that render
+/// each tool's schema into a verbose prompt count more tokens than that (llama-cpp-python's
+/// `chatml-function-calling` came to about 1.7 characters a token), which `prompt_density`
+/// measures.
+pub const DEFAULT_CHARS_PER_TOKEN: f64 = 3.0;
 
-/// Keeps a conversation within `tokens` (estimated as characters / `CHARS_PER_TOKEN` over the
-/// messages and tools as JSON): the results of the oldest turns are elided, oldest first, each
-/// replaced by its status and a note of what was cut, until it fits. The system message, the
-/// user's request with the first observation, every action, and the latest result are always
-/// kept, so a conversation may still be too long for a very small window; the server then
-/// answers with an error, which makes the episode unmeasured.
-fn fit_context(messages: &mut [Value], tools: &[Value], tokens: usize) {
-    let length = |value: &Value| value.to_string().len();
-    let budget = tokens.saturating_mul(CHARS_PER_TOKEN);
-    let mut total: usize = messages.iter().chain(tools).map(length).sum();
+/// The fewest characters a token is ever taken to stand for, whatever a server reports.
+const MIN_CHARS_PER_TOKEN: f64 = 0.5;
+
+/// The characters of a request's messages and tools (as JSON) per prompt token its reply reports
+/// (`usage.prompt_tokens`): how densely the server counts this conversation, template and all.
+/// `None` when the reply reports no prompt tokens.
+pub fn prompt_density(body: &Value, reply: &Value) -> Option<f64> {
+    let prompt_tokens = reply
+        .get("usage")?
+        .get("prompt_tokens")?
+        .as_u64()
+        .filter(|tokens| *tokens > 0)?;
+    let chars = conversation_chars(
+        body.get("messages")?.as_array()?,
+        body.get("tools")
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice),
+    );
+    Some((chars as f64 / prompt_tokens as f64).max(MIN_CHARS_PER_TOKEN))
+}
+
+/// The length of `messages` and `tools` as JSON, the measure `fit_context` budgets.
+fn conversation_chars(messages: &[Value], tools: &[Value]) -> usize {
+    messages.iter().chain(tools).map(json_length).sum()
+}
+
+fn json_length(value: &Value) -> usize {
+    value.to_string().len()
+}
+
+/// Keeps a conversation within `budget` characters of messages and tools as JSON (the context
+/// window in tokens times the characters per token): the results of the oldest turns are
+/// elided, oldest first, each replaced by its status and a note of what was cut, until it fits.
+/// The system message, the user's request with the first observation, every action, and the
+/// latest result are always kept, so a conversation may still be too long for a very small
+/// window; the server then answers with an error, which makes the episode unmeasured.
+fn fit_context(messages: &mut [Value], tools: &[Value], budget: f64) {
+    let length = json_length;
+    let budget = budget as usize;
+    let mut total = conversation_chars(messages, tools);
     // Results are the messages after each action (from index 3 on, every other one); the last
     // one is the model's freshest evidence.
     for index in (3..messages.len().saturating_sub(1)).step_by(2) {
@@ -769,12 +812,22 @@ mod tests {
             context_tokens,
             ..Sampling::default()
         };
-        let whole = request_body(&view, "m", &sampling(None));
-        let roomy = request_body(&view, "m", &sampling(Some(100_000)));
+        let whole = request_body(&view, "m", &sampling(None), DEFAULT_CHARS_PER_TOKEN);
+        let roomy = request_body(
+            &view,
+            "m",
+            &sampling(Some(100_000)),
+            DEFAULT_CHARS_PER_TOKEN,
+        );
         assert_eq!(whole, roomy, "a conversation that fits is sent whole");
 
         // Room for about two of the three pages: the first is elided, the last two are kept.
-        let tight = request_body(&view, "m", &sampling(Some(256 + 2_000)));
+        let tight = request_body(
+            &view,
+            "m",
+            &sampling(Some(256 + 2_000)),
+            DEFAULT_CHARS_PER_TOKEN,
+        );
         let results: Vec<Value> = [3, 5, 7]
             .iter()
             .map(|index| {
@@ -797,8 +850,32 @@ mod tests {
         assert_eq!(transcript.turns.len(), 3);
         assert_eq!(transcript.turns[2].observation, page("c"));
 
+        // A server that counts more densely (a token to every character) gets less: only the
+        // latest page is kept.
+        let dense = request_body(&view, "m", &sampling(Some(256 + 2_000)), 1.0);
+        let elided = |body: &Value, index: usize| {
+            body["messages"][index]["content"]
+                .as_str()
+                .unwrap()
+                .contains("[elided: ")
+        };
+        assert!(elided(&dense, 3) && elided(&dense, 5) && !elided(&dense, 7));
+
+        // The density is measured from what a reply says the prompt came to.
+        let reply = json!({"usage": {"prompt_tokens": 1000, "completion_tokens": 5}});
+        let chars = conversation_chars(
+            tight["messages"].as_array().unwrap(),
+            tight["tools"].as_array().unwrap(),
+        );
+        assert_eq!(prompt_density(&tight, &reply), Some(chars as f64 / 1000.0));
+        assert_eq!(
+            prompt_density(&tight, &json!({"usage": {"prompt_tokens": 0}})),
+            None
+        );
+        assert_eq!(prompt_density(&tight, &json!({})), None);
+
         // However small the window, the latest result is kept.
-        let tiny = request_body(&view, "m", &sampling(Some(300)));
+        let tiny = request_body(&view, "m", &sampling(Some(300)), DEFAULT_CHARS_PER_TOKEN);
         let last: Value =
             serde_json::from_str(tiny["messages"][7]["content"].as_str().unwrap()).unwrap();
         assert_eq!(last["observation"], page("c"));
@@ -850,7 +927,12 @@ mod tests {
             turns: &turns,
         };
 
-        let body = request_body(&view, "gpt-test", &Sampling::default());
+        let body = request_body(
+            &view,
+            "gpt-test",
+            &Sampling::default(),
+            DEFAULT_CHARS_PER_TOKEN,
+        );
         assert_eq!(body["model"], "gpt-test");
         assert_eq!(body["parallel_tool_calls"], false);
         assert_eq!(
@@ -870,7 +952,7 @@ mod tests {
             seed: Some(7),
             context_tokens: None,
         };
-        let body_sampled = request_body(&view, "gpt-test", &sampled);
+        let body_sampled = request_body(&view, "gpt-test", &sampled, DEFAULT_CHARS_PER_TOKEN);
         assert_eq!(body_sampled["tool_choice"], "required");
         assert_eq!(body_sampled["max_tokens"], 512);
         assert_eq!(body_sampled["temperature"], 0.0);

@@ -1,13 +1,16 @@
 //! An agent that asks a model behind an OpenAI-compatible chat-completions endpoint (OpenAI,
 //! vLLM, a served baseline), retrying what passes with time.
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use reqwest::header::RETRY_AFTER;
 use serde_json::Value;
 
-use crate::chat::{Sampling, decision_from_reply, request_body};
+use crate::chat::{
+    DEFAULT_CHARS_PER_TOKEN, Sampling, decision_from_reply, prompt_density, request_body,
+};
 use crate::{Agent, AgentError, BoxFuture, Decision, View};
 
 /// OpenAI's own endpoint.
@@ -60,6 +63,10 @@ pub struct OpenAiAgent {
     url: String,
     settings: OpenAiSettings,
     client: reqwest::Client,
+    /// How many characters of a conversation the server counts as one prompt token: the
+    /// densest it has reported so far (`prompt_density`), which `--context-tokens` fits
+    /// conversations by.
+    chars_per_token: Mutex<f64>,
 }
 
 /// One attempt's failure, and whether another attempt may fare better.
@@ -84,6 +91,7 @@ impl OpenAiAgent {
             ),
             settings,
             client,
+            chars_per_token: Mutex::new(DEFAULT_CHARS_PER_TOKEN),
         })
     }
 
@@ -193,8 +201,18 @@ impl Agent for OpenAiAgent {
     fn act<'a>(&'a self, view: View<'a>) -> BoxFuture<'a, Result<Decision, AgentError>> {
         Box::pin(async move {
             let started = Instant::now();
-            let body = request_body(&view, &self.settings.model, &self.settings.sampling);
+            let chars_per_token = *self.chars_per_token.lock().expect("never poisoned");
+            let body = request_body(
+                &view,
+                &self.settings.model,
+                &self.settings.sampling,
+                chars_per_token,
+            );
             let reply = self.complete(&body).await?;
+            if let Some(density) = prompt_density(&body, &reply) {
+                let mut chars_per_token = self.chars_per_token.lock().expect("never poisoned");
+                *chars_per_token = chars_per_token.min(density);
+            }
             let (action, mistake, tokens) = decision_from_reply(&reply)
                 .map_err(|error| AgentError::BadReply(error.to_string()))?;
             Ok(Decision {

@@ -433,3 +433,41 @@ reference = [{ message = "Done." }]
     );
     assert!(!stderr.contains("column"), "{stderr}");
 }
+
+/// `prm eval` measures the rule scorer against exact step labels on every built-in scenario: it
+/// finds most harm at the very step it happens and prefers the safe action; an unknown scorer
+/// or set is an error that names the known ones.
+#[test]
+fn prm_eval_measures_the_rule_scorer_against_exact_labels() {
+    let report: Value =
+        serde_json::from_str(&agentbench(&["prm", "eval", "--scorer", "rules", "--json"])).unwrap();
+    assert_eq!(report["scorer"], "rules");
+    assert_eq!(report["set"], "baselines");
+    let count = |key: &str| report[key].as_u64().unwrap();
+    assert!(count("harmful_trajectories") > 100, "{report:#}");
+    assert!(count("trajectories") > count("harmful_trajectories"));
+    assert!(count("harmful_steps") >= count("harmful_trajectories"));
+    assert!(count("pairs") > 100, "{report:#}");
+    let number = |key: &str| report[key].as_f64().unwrap();
+    for key in ["first_harm_f1", "step_auroc", "pairwise_accuracy"] {
+        assert!(number(key) > 0.9, "{key}: {report:#}");
+        assert!(number(key) <= 1.0, "{key}: {report:#}");
+    }
+    let harmful = &report["first_harm_accuracy_harmful"];
+    assert!(harmful["low"].as_f64() <= harmful["value"].as_f64());
+    assert!(harmful["value"].as_f64() <= harmful["high"].as_f64());
+
+    for (args, expected) in [
+        (["--scorer", "oracle"], "the scorers are: rules"),
+        (["--set", "mystery"], "the sets are: baselines"),
+    ] {
+        let output = Command::new(agentbench_binary())
+            .args(["prm", "eval"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}

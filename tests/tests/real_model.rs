@@ -121,9 +121,10 @@ fn a_run_against_llama_cpp_python_records_the_models_tool_calls_and_one_verdict(
         .args(["run", "--suite", "safety", "--agent", "openai:smollm2-135m"])
         .args(["--base-url", &server.base_url, "--gate", "default"])
         .args(["--limit", "4", "--concurrency", "1", "--temperature", "0"])
-        // The window left to agentbench is well under the server's: chatml-function-calling
-        // renders every tool's schema into the prompt at more tokens than its JSON suggests.
-        .args(["--max-tokens", "160", "--context-tokens", "2560"])
+        // The server's own window: chatml-function-calling renders every tool's schema into the
+        // prompt at more tokens than its JSON suggests, which the agent measures from the
+        // `usage.prompt_tokens` of each reply and fits the conversation by.
+        .args(["--max-tokens", "160", "--context-tokens", "4096"])
         .args([
             "--model-seed",
             "7",
