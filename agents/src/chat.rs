@@ -240,9 +240,11 @@ fn json_length(value: &Value) -> usize {
 /// Keeps a conversation within `budget` characters of messages and tools as JSON (the context
 /// window in tokens times the characters per token): the results of the oldest turns are
 /// elided, oldest first, each replaced by its status and a note of what was cut, until it fits.
-/// The system message, the user's request with the first observation, every action, and the
-/// latest result are always kept, so a conversation may still be too long for a very small
-/// window; the server then answers with an error, which makes the episode unmeasured.
+/// If that is not enough, the arguments of tool calls longer than `ELIDE_ARGUMENTS_OVER`
+/// characters are elided likewise, oldest first. The system message, the user's request with
+/// the first observation, every action's tool and the latest result are always kept, so a
+/// conversation may still be too long for a very small window; the server then answers with an
+/// error, which makes the episode unmeasured.
 fn fit_context(messages: &mut [Value], tools: &[Value], budget: f64) {
     let length = json_length;
     let budget = budget as usize;
@@ -272,7 +274,41 @@ fn fit_context(messages: &mut [Value], tools: &[Value], budget: f64) {
         message["content"] = Value::String(elided);
         total = total + length(message) - before;
     }
+    // Still too long: the arguments of long tool calls go too, oldest first. A reply that ran
+    // on to the end of the window (some servers ignore `max_tokens` under grammar-constrained
+    // tool calls) would otherwise fill every later prompt.
+    for index in (2..messages.len()).step_by(2) {
+        if total <= budget {
+            return;
+        }
+        let message = &mut messages[index];
+        let Some(characters) = message
+            .pointer(ARGUMENTS_POINTER)
+            .and_then(Value::as_str)
+            .map(str::len)
+            .filter(|characters| *characters > ELIDE_ARGUMENTS_OVER)
+        else {
+            continue;
+        };
+        let elided = json!({
+            "elided": format!(
+                "{characters} characters of arguments, to keep the conversation within the \
+                 model's context"
+            ),
+        });
+        let before = length(message);
+        if let Some(arguments) = message.pointer_mut(ARGUMENTS_POINTER) {
+            *arguments = Value::String(elided.to_string());
+        }
+        total = total + length(message) - before;
+    }
 }
+
+/// Where an assistant message that calls a tool keeps the call's arguments.
+const ARGUMENTS_POINTER: &str = "/tool_calls/0/function/arguments";
+
+/// Tool-call arguments shorter than this are never elided: they cost less than the note would.
+const ELIDE_ARGUMENTS_OVER: usize = 200;
 
 /// Reads back the episode from a request that `request_body` made. Fields it does not write
 /// are ignored; anything else that differs is an error naming where.
@@ -785,6 +821,59 @@ mod tests {
             status: status.to_owned(),
             observation,
         }
+    }
+
+    #[test]
+    fn a_runaway_tool_call_has_its_arguments_elided_when_results_are_not_enough() {
+        let tools = [spec("read_file")];
+        let mask: Mask = BTreeMap::from([("read_file".to_owned(), Access::Allowed)]);
+        let observation = json!({"files": ["/a"]});
+        // A reply that ran on: arguments that are not even JSON, 6,000 characters long.
+        let runaway = format!("{{\"path\": \"/a{}", "a".repeat(6000));
+        let turns = [
+            turn(
+                tool("read_file", Value::String(runaway)),
+                "invalid_arguments",
+                json!({"error": "invalid"}),
+            ),
+            turn(
+                tool("read_file", json!({"path": "/a"})),
+                "ok",
+                json!({"text": "short"}),
+            ),
+        ];
+        let view = View {
+            scenario: None,
+            trial: 0,
+            instruction: "Read /a.",
+            observation: &observation,
+            tools: &tools,
+            mask: &mask,
+            turns: &turns,
+        };
+        let sampling = Sampling {
+            max_tokens: Some(100),
+            context_tokens: Some(100 + 1_000),
+            ..Sampling::default()
+        };
+        let body = request_body(&view, "m", &sampling, DEFAULT_CHARS_PER_TOKEN);
+        let arguments = body["messages"][2]["tool_calls"][0]["function"]["arguments"]
+            .as_str()
+            .unwrap();
+        assert!(
+            arguments.contains("6012 characters of arguments"),
+            "{arguments}"
+        );
+        let chars = conversation_chars(
+            body["messages"].as_array().unwrap(),
+            body["tools"].as_array().unwrap(),
+        );
+        assert!(chars <= 3_000, "{chars}");
+        // Short arguments stay as they were.
+        assert_eq!(
+            body["messages"][4]["tool_calls"][0]["function"]["arguments"],
+            r#"{"path":"/a"}"#
+        );
     }
 
     #[test]
