@@ -152,8 +152,13 @@ fn a_run_against_llama_cpp_python_records_the_models_tool_calls_and_one_verdict(
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
+    let tool_calls: u64 = lines
+        .iter()
+        .map(|line| line["tool_calls"].as_u64().unwrap())
+        .sum();
     eprintln!(
-        "real model: {} episodes in {:.0} s, verdict {}, exit {:?}; metrics {}",
+        "real model: {} episodes, {tool_calls} tool calls, in {:.0} s, verdict {}, exit {:?}; \
+         metrics {}",
         lines.len(),
         wall.as_secs_f64(),
         report["verdict"],
@@ -171,10 +176,6 @@ fn a_run_against_llama_cpp_python_records_the_models_tool_calls_and_one_verdict(
         "unmeasured episodes: {errors:?}\n{context}"
     );
     // The model saw the tools and called them, and the calls were recorded as steps.
-    let tool_calls: u64 = lines
-        .iter()
-        .map(|line| line["tool_calls"].as_u64().unwrap())
-        .sum();
     assert!(
         tool_calls > 0,
         "not one tool call in {} episodes\n{context}",
