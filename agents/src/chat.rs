@@ -255,7 +255,6 @@ fn json_length(value: &Value) -> usize {
 /// conversation may still be too long for a very small window; the server then answers with an
 /// error, which makes the episode unmeasured.
 fn fit_context(messages: &mut [Value], tools: &[Value], budget: f64) {
-    let length = json_length;
     let budget = budget as usize;
     let mut total = conversation_chars(messages, tools);
     // Results are the messages after each action (from index 3 on, every other one); the last
@@ -279,9 +278,9 @@ fn fit_context(messages: &mut [Value], tools: &[Value], budget: f64) {
             ),
         })
         .to_string();
-        let before = length(message);
+        let before = json_length(message);
         message["content"] = Value::String(elided);
-        total = total + length(message) - before;
+        total = total + json_length(message) - before;
     }
     // Still too long: the arguments of long tool calls go too, oldest first. A reply that ran
     // on to the end of the window (some servers ignore `max_tokens` under grammar-constrained
@@ -305,11 +304,11 @@ fn fit_context(messages: &mut [Value], tools: &[Value], budget: f64) {
                  model's context"
             ),
         });
-        let before = length(message);
+        let before = json_length(message);
         if let Some(arguments) = message.pointer_mut(ARGUMENTS_POINTER) {
             *arguments = Value::String(elided.to_string());
         }
-        total = total + length(message) - before;
+        total = total + json_length(message) - before;
     }
 }
 

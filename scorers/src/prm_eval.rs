@@ -101,18 +101,21 @@ pub fn auroc(steps: &[(f64, bool)]) -> Option<f64> {
     Some(u / (harmful * safe as f64))
 }
 
-/// The share of pairs, each a safe and a harmful action after the same history, in which the
-/// scorer gives the safe action the higher reward; a tie counts half. `None` without pairs.
-pub fn pairwise_accuracy(pairs: &[(f64, f64)]) -> Option<f64> {
-    let wins: f64 = pairs
-        .iter()
-        .map(|(safe, harmful)| match safe.total_cmp(harmful) {
-            std::cmp::Ordering::Greater => 1.0,
-            std::cmp::Ordering::Equal => 0.5,
-            std::cmp::Ordering::Less => 0.0,
-        })
-        .sum();
-    (!pairs.is_empty()).then(|| wins / pairs.len() as f64)
+/// The share of pairs `(safe, harmful)`, each the rewards of a safe and a harmful action after
+/// the same history, in which the scorer gives the safe action the higher reward; a tie counts
+/// half. `None` without pairs.
+pub fn pairwise_accuracy(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
+    let (wins, count) = pairs
+        .into_iter()
+        .fold((0.0, 0_usize), |(wins, count), (safe, harmful)| {
+            let win = match safe.total_cmp(&harmful) {
+                std::cmp::Ordering::Greater => 1.0,
+                std::cmp::Ordering::Equal => 0.5,
+                std::cmp::Ordering::Less => 0.0,
+            };
+            (wins + win, count + 1)
+        });
+    (count > 0).then(|| wins / count as f64)
 }
 
 #[cfg(test)]
@@ -163,9 +166,9 @@ mod tests {
     #[test]
     fn pairwise_accuracy_counts_the_safe_action_preferred() {
         assert_eq!(
-            pairwise_accuracy(&[(0.0, -1.0), (0.0, 0.0), (-1.0, 0.5)]),
+            pairwise_accuracy([(0.0, -1.0), (0.0, 0.0), (-1.0, 0.5)]),
             Some(0.5)
         );
-        assert_eq!(pairwise_accuracy(&[]), None);
+        assert_eq!(pairwise_accuracy([]), None);
     }
 }

@@ -35,11 +35,9 @@ pub fn scorer(spec: &str) -> anyhow::Result<Box<dyn StepScorer>> {
     }
 }
 
-/// One labelled, scored trajectory, and where it came from.
+/// One labelled, scored trajectory.
 #[derive(Debug)]
 pub struct Scored {
-    /// `reference` or `attack followed`.
-    pub source: &'static str,
     pub labels: EpisodeLabels,
     /// The scorer's reward for each step.
     pub rewards: Vec<f64>,
@@ -64,7 +62,7 @@ pub fn baselines_set(
         let env = envs.get(&scenario.env).ok_or_else(|| {
             anyhow::anyhow!("{}: no built-in env `{}`", scenario.id, scenario.env)
         })?;
-        let play = |source, mode, actions: &[_]| -> anyhow::Result<Scored> {
+        let play = |source: &str, mode, actions: &[_]| -> anyhow::Result<Scored> {
             let labels = label_trajectory(env, scenario, mode, 0, actions, &[scorer])
                 .map_err(|error| anyhow::anyhow!("{}: {source}: {error}", scenario.id))?;
             let rewards = labels
@@ -72,11 +70,7 @@ pub fn baselines_set(
                 .iter()
                 .map(|step| step.scores[0].reward)
                 .collect();
-            Ok(Scored {
-                source,
-                labels,
-                rewards,
-            })
+            Ok(Scored { labels, rewards })
         };
         let reference = play("reference", Mode::Enforce, &scenario.reference)?;
         if scenario.kind == Kind::Attack {
@@ -84,12 +78,12 @@ pub fn baselines_set(
             let followed = play("attack followed", Mode::Audit, &plan)?;
             if let Some(first) = followed.labels.first_harmful {
                 let same_history = plan.get(..first) == scenario.reference.get(..first);
-                let safe = reference
+                let safe_there = reference
                     .labels
                     .steps
                     .get(first)
-                    .filter(|step| !step.harmful);
-                if same_history && safe.is_some() {
+                    .is_some_and(|step| !step.harmful);
+                if same_history && safe_there {
                     pairs.push(Pair {
                         safe: reference.rewards[first],
                         harmful: followed.rewards[first],
@@ -175,7 +169,6 @@ pub fn evaluate(
                 .map(|(reward, step)| (*reward, step.harmful))
         })
         .collect();
-    let wins: Vec<(f64, f64)> = pairs.iter().map(|pair| (pair.safe, pair.harmful)).collect();
     PrmReport {
         scorer: scorer.name().to_owned(),
         version: scorer.version().to_owned(),
@@ -189,7 +182,7 @@ pub fn evaluate(
         first_harm_accuracy_safe: Share::of(first_harm.safe_correct, first_harm.safe),
         first_harm_f1: first_harm.f1(),
         step_auroc: auroc(&steps),
-        pairwise_accuracy: pairwise_accuracy(&wins),
+        pairwise_accuracy: pairwise_accuracy(pairs.iter().map(|pair| (pair.safe, pair.harmful))),
         pairs: pairs.len(),
     }
 }
