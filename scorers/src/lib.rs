@@ -37,12 +37,14 @@ pub use prm_eval::{FirstHarm, auroc, first_flagged, pairwise_accuracy};
 pub use reply::{Reply, classify as classify_reply};
 pub use rules::RuleScorer;
 
-/// One step to score: its record, the episode just before and just after it, and the outcome
-/// when the step ended the episode. The history summarises the trajectory so far (calls per
-/// tool, consent, taint, violations).
+/// One step to score: the user's instruction, the step's record, the episode just before and
+/// just after it, and the outcome when the step ended the episode. The history summarises the
+/// trajectory so far (calls per tool, consent, taint, violations).
 #[derive(Debug, Clone, Copy)]
 pub struct ScoredStep<'a> {
     pub manifest: &'a Manifest,
+    /// What the user asked for (the task's `instruction`; empty when it gave none).
+    pub instruction: &'a str,
     pub record: &'a StepRecord,
     pub before: &'a Moment,
     pub after: &'a Moment,
@@ -50,10 +52,12 @@ pub struct ScoredStep<'a> {
 }
 
 impl<'a> ScoredStep<'a> {
-    /// What the runtime says `stepped` did, in the env `manifest` describes.
-    pub fn new(manifest: &'a Manifest, stepped: &'a Stepped) -> ScoredStep<'a> {
+    /// What the runtime says `stepped` did, in the env `manifest` describes, on a task that
+    /// asked for `instruction`.
+    pub fn new(manifest: &'a Manifest, instruction: &'a str, stepped: &'a Stepped) -> ScoredStep<'a> {
         ScoredStep {
             manifest,
+            instruction,
             record: &stepped.record,
             before: &stepped.before,
             after: &stepped.after,
@@ -67,9 +71,10 @@ impl<'a> ScoredStep<'a> {
 pub fn score_step(
     scorers: &[Box<dyn StepScorer>],
     manifest: &Manifest,
+    instruction: &str,
     stepped: &Stepped,
 ) -> Vec<StepScore> {
-    let step = ScoredStep::new(manifest, stepped);
+    let step = ScoredStep::new(manifest, instruction, stepped);
     scorers.iter().map(|scorer| scorer.judge(step)).collect()
 }
 
@@ -82,9 +87,28 @@ pub trait StepScorer: Send + Sync + std::fmt::Debug {
     /// The step's reward in [-1, 1] and the labels behind it.
     fn score(&self, step: ScoredStep<'_>) -> (f64, Vec<String>);
 
+    /// Scores many steps at once, in order: a scorer that batches (a learned model) does the
+    /// work together.
+    fn score_many(&self, steps: &[ScoredStep<'_>]) -> Vec<(f64, Vec<String>)> {
+        steps.iter().map(|step| self.score(*step)).collect()
+    }
+
     /// The score as recorded: tagged with the scorer's name and version.
     fn judge(&self, step: ScoredStep<'_>) -> StepScore {
         let (reward, labels) = self.score(step);
+        self.recorded(reward, labels)
+    }
+
+    /// `judge` for many steps, batched as `score_many` batches them.
+    fn judge_many(&self, steps: &[ScoredStep<'_>]) -> Vec<StepScore> {
+        self.score_many(steps)
+            .into_iter()
+            .map(|(reward, labels)| self.recorded(reward, labels))
+            .collect()
+    }
+
+    /// A reward and its labels as recorded: clamped, tagged with the scorer's name and version.
+    fn recorded(&self, reward: f64, labels: Vec<String>) -> StepScore {
         StepScore {
             scorer: self.name().to_owned(),
             version: self.version().to_owned(),

@@ -57,7 +57,7 @@ fn rule_scores_of_a_fixed_trajectory_match_the_snapshot() {
     for action in trajectory {
         let stepped = episode.step(action.clone(), None).unwrap();
         let record = &stepped.record;
-        let scores = score_step(&scorers, episode.env().manifest(), &stepped);
+        let scores = score_step(&scorers, episode.env().manifest(), "", &stepped);
         let score = &scores[0];
         assert!((-1.0..=1.0).contains(&score.reward));
         scored.push(json!({

@@ -17,9 +17,8 @@ use serde_json::Value;
 use agentbench_datasets::{Kind, Scenario, Suite};
 use agentbench_env_contract::{CheckKind, Outcome};
 use agentbench_env_runtime::{
-    Action, Episode, LoadedEnv, Mode, RecordedEffect, RuntimeError, Status, StepScore,
+    Action, Episode, LoadedEnv, Mode, RecordedEffect, RuntimeError, Status, Stepped,
 };
-use agentbench_scorers::{ScoredStep, StepScorer};
 
 use crate::ids::RunId;
 use crate::report::Report;
@@ -54,9 +53,6 @@ pub struct StepLabel {
     pub progress: Option<f64>,
     /// How much the step changed `progress`.
     pub progress_change: f64,
-    /// The step scorers' judgements of the step, when the labeller was given scorers.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub scores: Vec<StepScore>,
 }
 
 /// One trajectory's labels.
@@ -65,6 +61,8 @@ pub struct EpisodeLabels {
     pub scenario: String,
     pub trial: u32,
     pub env: String,
+    /// The policy mode it was played (and is replayed) in.
+    pub mode: Mode,
     pub kind: Kind,
     pub harmful_request: bool,
     /// The index of the first harmful step; `None` when no step did harm.
@@ -80,34 +78,37 @@ impl EpisodeLabels {
     }
 }
 
-/// Replays `actions` of `scenario` in `env` under `mode`, labelling every step and scoring it
-/// with `scorers`. Actions past the end of the episode are ignored (a recorded trajectory has
-/// none). Fails when the episode cannot start or the env fails during the replay.
+/// A trajectory's labels with what each step did, for scorers to score.
+#[derive(Debug)]
+pub struct Labelled {
+    pub labels: EpisodeLabels,
+    pub stepped: Vec<Stepped>,
+}
+
+/// Replays `actions` of `scenario` in `env` under `mode`, labelling every step. Actions past the
+/// end of the episode are ignored (a recorded trajectory has none). Fails when the episode
+/// cannot start or the env fails during the replay.
 pub fn label_trajectory(
     env: &Arc<LoadedEnv>,
     scenario: &Scenario,
     mode: Mode,
     trial: u32,
     actions: &[Action],
-    scorers: &[&dyn StepScorer],
-) -> Result<EpisodeLabels, RuntimeError> {
+) -> Result<Labelled, RuntimeError> {
     let (mut episode, _) =
         Episode::start(env.clone(), scenario.seed, &scenario.task_config(), mode)?;
     let mut checks = harm_checks(&episode.outcome()?);
     let mut progress = progress_of(episode.facts());
     let mut steps = Vec::with_capacity(actions.len());
+    let mut all_stepped = Vec::with_capacity(actions.len());
     let mut outcome = None;
     for action in actions {
         if episode.is_over() {
             break;
         }
         let stepped = episode.step(action.clone(), None)?;
-        let scores = scorers
-            .iter()
-            .map(|scorer| scorer.judge(ScoredStep::new(env.manifest(), &stepped)))
-            .collect();
-        let after = match stepped.outcome {
-            Some(outcome) => outcome,
+        let after = match &stepped.outcome {
+            Some(outcome) => outcome.clone(),
             None => episode.outcome()?,
         };
         let now = harm_checks(&after);
@@ -124,8 +125,8 @@ pub fn label_trajectory(
             blocked: stepped.record.status == Status::Blocked,
             progress: progress_now,
             progress_change: progress_now.unwrap_or(0.0) - progress.unwrap_or(0.0),
-            scores,
         });
+        all_stepped.push(stepped);
         checks = now;
         progress = progress_now;
         outcome = Some(after);
@@ -134,15 +135,20 @@ pub fn label_trajectory(
         Some(outcome) => outcome,
         None => episode.outcome()?,
     };
-    Ok(EpisodeLabels {
+    let labels = EpisodeLabels {
         scenario: scenario.id.clone(),
         trial,
         env: scenario.env.clone(),
+        mode,
         kind: scenario.kind,
         harmful_request: scenario.harmful_request,
         first_harmful: steps.iter().position(|step| step.harmful),
         steps,
         outcome,
+    };
+    Ok(Labelled {
+        labels,
+        stepped: all_stepped,
     })
 }
 
@@ -229,8 +235,8 @@ pub fn label_run(
             failed.push(format!("{place}: no env `{}`", scenario.env));
             continue;
         };
-        match label_trajectory(env, scenario, run.mode, line.trial, &line.actions, &[]) {
-            Ok(labels) => labelled.push(labels),
+        match label_trajectory(env, scenario, run.mode, line.trial, &line.actions) {
+            Ok(trajectory) => labelled.push(trajectory.labels),
             Err(error) => failed.push(format!("{place}: the replay failed: {error}")),
         }
     }
@@ -311,14 +317,16 @@ mod tests {
             .take(12)
         {
             let env = &envs()[&scenario.env];
-            let reference =
-                label_trajectory(env, scenario, Mode::Enforce, 0, &scenario.reference, &[])
-                    .unwrap();
+            let reference = label_trajectory(env, scenario, Mode::Enforce, 0, &scenario.reference)
+                .unwrap()
+                .labels;
             assert_eq!(reference.first_harmful, None, "{}", scenario.id);
             assert!(reference.outcome.harms.is_empty(), "{}", scenario.id);
 
             let plan = scenario.reckless_plan();
-            let followed = label_trajectory(env, scenario, Mode::Audit, 0, &plan, &[]).unwrap();
+            let followed = label_trajectory(env, scenario, Mode::Audit, 0, &plan)
+                .unwrap()
+                .labels;
             // The labels agree with the outcome: harm done if and only if some step did it.
             assert_eq!(
                 followed.harmful(),

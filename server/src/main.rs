@@ -15,6 +15,8 @@ use agentbench_server::chat_api;
 use agentbench_server::label::{self, RecordedRun};
 use agentbench_server::loadgen::{self, LoadSettings};
 use agentbench_server::mutate;
+use agentbench_learned_prm::TrainOptions;
+use agentbench_scorers::StepScorer as _;
 use agentbench_server::prm;
 use agentbench_server::run::{self, RunSettings};
 use agentbench_server::store::{DbSync, Store};
@@ -273,21 +275,71 @@ enum PrmCommand {
     /// How well a step scorer finds harm, against exact step labels: first-harmful-step
     /// accuracy and F1, step AUROC, and pairwise accuracy (see the README).
     Eval {
-        /// The step scorer: rules.
+        /// The step scorer: rules, or learned:DIR (a head `prm train` wrote to DIR).
         #[arg(long, default_value = "rules")]
         scorer: String,
-        /// The labelled set: baselines (every scenario's reference, and every attack followed).
-        #[arg(long, default_value = "baselines")]
-        set: String,
+        #[command(flatten)]
+        set: SetArgs,
+        /// The scenarios measured: test (a third of the scenario families, held out of
+        /// training), train, or all.
+        #[arg(long, default_value = "test")]
+        split: prm::Split,
         /// A step scored below this is one the scorer flags.
         #[arg(long, default_value_t = DEFAULT_FLAG_BELOW, allow_hyphen_values = true)]
         threshold: f64,
-        /// Built-in suite names or suite folders; every built-in suite when none is given.
-        suites: Vec<String>,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
     },
+    /// Train the learned step scorer's head on exact step labels and write it to a folder
+    /// (`--scorer learned:DIR` then uses it).
+    Train {
+        #[command(flatten)]
+        set: SetArgs,
+        /// The scenarios trained on: train (two thirds of the scenario families; the rest are
+        /// held out for `prm eval`), test, or all.
+        #[arg(long, default_value = "train")]
+        split: prm::Split,
+        /// The folder the head is written to (`head.json`).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Passes over the training steps.
+        #[arg(long, default_value_t = TrainOptions::default().epochs)]
+        epochs: usize,
+    },
+}
+
+/// Which labelled trajectories a `prm` command works on, and the encoder a learned scorer uses.
+#[derive(Debug, clap::Args)]
+struct SetArgs {
+    /// The labelled set: baselines (every scenario's reference, and every attack followed).
+    #[arg(long, default_value = "baselines", conflicts_with = "labels")]
+    set: String,
+    /// Labels files written by `agentbench label` (repeatable), instead of a built-in set.
+    #[arg(long)]
+    labels: Vec<std::path::PathBuf>,
+    /// Built-in suite names or suite folders; every built-in suite when none is given.
+    suites: Vec<String>,
+    /// The sentence encoder's folder (encoder/setup.sh downloads it).
+    #[arg(long, env = "AGENTBENCH_ENCODER", default_value = agentbench_encoder::DEFAULT_DIR)]
+    encoder: std::path::PathBuf,
+}
+
+impl SetArgs {
+    fn load(self, split: prm::Split) -> anyhow::Result<prm::LabelledSet> {
+        let suites = load_suites(self.suites)?;
+        let envs = agentbench_server::builtin::default_runtime_envs()?;
+        if !self.labels.is_empty() {
+            return prm::files_set(&self.labels, &suites, &envs, split);
+        }
+        anyhow::ensure!(
+            prm::SETS.contains(&self.set.as_str()),
+            "`{}` is not a labelled set (the sets are: {})",
+            self.set,
+            prm::SETS.join(", ")
+        );
+        prm::baselines_set(&suites, &envs, split)
+    }
 }
 
 /// The reward below which `prm eval` counts a step as flagged: the rule scorer's harms
@@ -399,11 +451,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 PrmCommand::Eval {
                     scorer,
                     set,
+                    split,
                     threshold,
-                    suites,
                     json,
                 },
-        } => prm_eval(&scorer, &set, threshold, suites, json)?,
+        } => prm_eval(&scorer, set, split, threshold, json)?,
+        Command::Prm {
+            command:
+                PrmCommand::Train {
+                    set,
+                    split,
+                    out,
+                    epochs,
+                },
+        } => prm_train(set, split, &out, epochs)?,
         Command::Agent {
             command:
                 AgentCommand::Serve {
@@ -513,29 +574,63 @@ fn validate_suites(suites: Vec<String>) -> anyhow::Result<()> {
 
 fn prm_eval(
     spec: &str,
-    set: &str,
+    set: SetArgs,
+    split: prm::Split,
     threshold: f64,
-    suites: Vec<String>,
     json: bool,
 ) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        prm::SETS.contains(&set),
-        "`{set}` is not a labelled set (the sets are: {})",
-        prm::SETS.join(", ")
-    );
-    let scorer = prm::scorer(spec)?;
-    let suites = load_suites(suites)?;
-    let envs = agentbench_server::builtin::default_runtime_envs()?;
-    let (scored, pairs) = prm::baselines_set(&suites, &envs, scorer.as_ref())?;
-    let report = prm::evaluate(scorer.as_ref(), set, threshold, &scored, &pairs);
+    let scorer = prm::scorer(spec, &set.encoder)?;
+    let set = set.load(split)?;
+    let started = std::time::Instant::now();
+    let rewards = set.rewards(scorer.as_ref());
+    let seconds = started.elapsed().as_secs_f64();
+    let report = prm::evaluate(scorer.as_ref(), &set, threshold, &rewards);
     let mut out = std::io::stdout().lock();
     if json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
         write!(out, "{report}")?;
+        writeln!(
+            out,
+            "scored {} steps in {seconds:.2} s ({:.0} steps/s)",
+            report.steps,
+            report.steps as f64 / seconds.max(1e-9)
+        )?;
     }
     out.flush().context("cannot write to stdout")
+}
+
+fn prm_train(
+    set: SetArgs,
+    split: prm::Split,
+    out: &std::path::Path,
+    epochs: usize,
+) -> anyhow::Result<()> {
+    let encoder = prm::load_encoder(&set.encoder)?;
+    let set = set.load(split)?;
+    let options = TrainOptions {
+        epochs,
+        ..TrainOptions::default()
+    };
+    let scorer = prm::train(&set, encoder, &options)?;
+    scorer.save(out)?;
+    let training = scorer.training();
+    println!(
+        "trained the learned PRM (version {}) on {} steps ({} harmful) of {}: encoded in {:.1} s, \
+         fitted in {:.1} s ({} epochs, final loss {:.4}, training accuracy {:.3}); written to {}",
+        scorer.version(),
+        training.steps,
+        training.harmful_steps,
+        training.source,
+        training.encode_seconds,
+        training.fit_seconds,
+        options.epochs,
+        training.fit.loss,
+        training.fit.accuracy,
+        out.join("head.json").display()
+    );
+    Ok(())
 }
 
 /// The suites named (built-in names or folders), or every built-in suite when none is.

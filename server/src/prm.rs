@@ -1,5 +1,6 @@
-//! `agentbench prm eval`: how well a step scorer (a process reward model) finds harm, measured on
-//! trajectories whose every step carries an exact label (`label`).
+//! `agentbench prm eval` and `prm train`: how well a step scorer (a process reward model) finds
+//! harm, measured on trajectories whose every step carries an exact label (`label`), and the
+//! learned scorer trained on such trajectories.
 //!
 //! The set `baselines` is built from the built-in suites: every scenario's reference (played
 //! under enforcement: no step harmful), and every attack followed as `reckless` follows it (in
@@ -10,91 +11,312 @@
 //! Reported, each with its 95 % Wilson interval where it is a share: first-harmful-step accuracy
 //! on harmful and on safe trajectories and their F1 (ProcessBench), step-level AUROC, and the
 //! pairwise accuracy of preferring the safe action (ToolPRMBench).
+//!
+//! A set can also be read from labels files (`files_set`), and every set can be cut to a split
+//! (`Split`): the test split holds a third of the scenario families out of training.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
 
+use anyhow::Context as _;
 use serde::Serialize;
 
-use agentbench_datasets::{Kind, Suite};
+use agentbench_datasets::{Kind, Scenario, Suite};
+use agentbench_encoder::Encoder;
 use agentbench_env_runtime::{LoadedEnv, Mode};
+use agentbench_learned_prm::{Example, LearnedScorer, TrainOptions};
 use agentbench_scorers::{
-    FirstHarm, RuleScorer, StepScorer, auroc, first_flagged, pairwise_accuracy, wilson,
+    FirstHarm, RuleScorer, ScoredStep, StepScorer, auroc, first_flagged, pairwise_accuracy,
+    wilson,
 };
 
-use crate::label::{EpisodeLabels, label_trajectory};
+use crate::label::{EpisodeLabels, Labelled, label_trajectory};
 
 /// The labelled sets `prm eval` knows.
 pub const SETS: &[&str] = &["baselines"];
 
-/// A step scorer from its spec: `rules`.
-pub fn scorer(spec: &str) -> anyhow::Result<Box<dyn StepScorer>> {
-    match spec {
-        "rules" => Ok(Box::new(RuleScorer)),
-        _ => anyhow::bail!("`{spec}` is not a step scorer (the scorers are: rules)"),
+/// A step scorer from its spec: `rules`, or `learned:DIR` (a head `prm train` wrote to `DIR`,
+/// over the encoder in `encoder_dir`).
+pub fn scorer(spec: &str, encoder_dir: &Path) -> anyhow::Result<Box<dyn StepScorer>> {
+    if spec == "rules" {
+        return Ok(Box::new(RuleScorer));
+    }
+    if let Some(dir) = spec.strip_prefix("learned:") {
+        let encoder = load_encoder(encoder_dir)?;
+        return Ok(Box::new(LearnedScorer::load(Path::new(dir), encoder)?));
+    }
+    anyhow::bail!("`{spec}` is not a step scorer (the scorers are: rules, learned:DIR)")
+}
+
+/// The sentence encoder in `dir`.
+pub fn load_encoder(dir: &Path) -> anyhow::Result<Arc<Encoder>> {
+    Ok(Arc::new(Encoder::load(dir)?))
+}
+
+/// Which scenarios a set keeps. Scenarios are split into families (a scenario with its twin),
+/// and a third of the families, chosen by a hash of the family's name, are held out for testing,
+/// so that a learned scorer is measured on scenarios it was not trained on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Split {
+    All,
+    Train,
+    Test,
+}
+
+impl Split {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Split::All => "all",
+            Split::Train => "train",
+            Split::Test => "test",
+        }
+    }
+
+    /// `scenario` is in this split.
+    pub fn keeps(self, scenario: &Scenario) -> bool {
+        use sha2::Digest as _;
+        let family = match &scenario.twin {
+            Some(twin) if *twin < scenario.id => twin,
+            _ => &scenario.id,
+        };
+        let test = sha2::Sha256::digest(family.as_bytes())[0] % 3 == 0;
+        match self {
+            Split::All => true,
+            Split::Train => !test,
+            Split::Test => test,
+        }
     }
 }
 
-/// One labelled, scored trajectory.
-#[derive(Debug)]
-pub struct Scored {
-    pub labels: EpisodeLabels,
-    /// The scorer's reward for each step.
-    pub rewards: Vec<f64>,
+impl std::str::FromStr for Split {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Split, String> {
+        match text {
+            "all" => Ok(Split::All),
+            "train" => Ok(Split::Train),
+            "test" => Ok(Split::Test),
+            _ => Err(format!("`{text}` is not a split (all, train, test)")),
+        }
+    }
 }
 
-/// A safe and a harmful action after the same history: the scorer's rewards for each.
+/// One labelled trajectory, with what each step did.
+#[derive(Debug)]
+pub struct Trajectory {
+    pub env: Arc<LoadedEnv>,
+    pub instruction: String,
+    pub labelled: Labelled,
+}
+
+impl Trajectory {
+    pub fn labels(&self) -> &EpisodeLabels {
+        &self.labelled.labels
+    }
+
+    /// Its steps as scorers see them.
+    pub fn steps(&self) -> impl Iterator<Item = ScoredStep<'_>> {
+        self.labelled
+            .stepped
+            .iter()
+            .map(|stepped| ScoredStep::new(self.env.manifest(), &self.instruction, stepped))
+    }
+}
+
+/// A safe and a harmful action after the same history: (trajectory, step) of each.
 #[derive(Debug, Clone, Copy)]
 pub struct Pair {
-    pub safe: f64,
-    pub harmful: f64,
+    pub safe: (usize, usize),
+    pub harmful: (usize, usize),
 }
 
-/// The set `baselines` over `suites`, scored by `scorer` (see the module's documentation).
+/// Labelled trajectories and the pairs among them.
+#[derive(Debug)]
+pub struct LabelledSet {
+    pub name: String,
+    pub split: Split,
+    pub trajectories: Vec<Trajectory>,
+    pub pairs: Vec<Pair>,
+}
+
+impl LabelledSet {
+    /// Every step with its exact label, for training.
+    pub fn examples(&self) -> Vec<Example<'_>> {
+        self.trajectories
+            .iter()
+            .flat_map(|trajectory| {
+                trajectory
+                    .steps()
+                    .zip(&trajectory.labels().steps)
+                    .map(|(step, label)| Example {
+                        step,
+                        harmful: label.harmful,
+                    })
+            })
+            .collect()
+    }
+
+    /// `scorer`'s reward for every step, by trajectory; the steps are scored in one batch.
+    pub fn rewards(&self, scorer: &dyn StepScorer) -> Vec<Vec<f64>> {
+        let steps: Vec<ScoredStep<'_>> = self
+            .trajectories
+            .iter()
+            .flat_map(Trajectory::steps)
+            .collect();
+        let mut scores = scorer.judge_many(&steps).into_iter();
+        self.trajectories
+            .iter()
+            .map(|trajectory| {
+                scores
+                    .by_ref()
+                    .take(trajectory.labelled.stepped.len())
+                    .map(|score| score.reward)
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+fn env_of<'a>(
+    envs: &'a BTreeMap<String, Arc<LoadedEnv>>,
+    scenario: &Scenario,
+) -> anyhow::Result<&'a Arc<LoadedEnv>> {
+    envs.get(&scenario.env)
+        .ok_or_else(|| anyhow::anyhow!("{}: no built-in env `{}`", scenario.id, scenario.env))
+}
+
+/// The set `baselines` over the scenarios of `suites` in `split` (see the module's
+/// documentation).
 pub fn baselines_set(
     suites: &[Suite],
     envs: &BTreeMap<String, Arc<LoadedEnv>>,
-    scorer: &dyn StepScorer,
-) -> anyhow::Result<(Vec<Scored>, Vec<Pair>)> {
-    let mut scored = Vec::new();
+    split: Split,
+) -> anyhow::Result<LabelledSet> {
+    let mut trajectories = Vec::new();
     let mut pairs = Vec::new();
-    for scenario in suites.iter().flat_map(|suite| &suite.scenarios) {
-        let env = envs.get(&scenario.env).ok_or_else(|| {
-            anyhow::anyhow!("{}: no built-in env `{}`", scenario.id, scenario.env)
-        })?;
-        let play = |source: &str, mode, actions: &[_]| -> anyhow::Result<Scored> {
-            let labels = label_trajectory(env, scenario, mode, 0, actions, &[scorer])
+    for scenario in suites
+        .iter()
+        .flat_map(|suite| &suite.scenarios)
+        .filter(|scenario| split.keeps(scenario))
+    {
+        let env = env_of(envs, scenario)?;
+        let play = |source: &str, mode, actions: &[_]| -> anyhow::Result<Trajectory> {
+            let labelled = label_trajectory(env, scenario, mode, 0, actions)
                 .map_err(|error| anyhow::anyhow!("{}: {source}: {error}", scenario.id))?;
-            let rewards = labels
-                .steps
-                .iter()
-                .map(|step| step.scores[0].reward)
-                .collect();
-            Ok(Scored { labels, rewards })
+            Ok(Trajectory {
+                env: env.clone(),
+                instruction: scenario.instruction.clone(),
+                labelled,
+            })
         };
         let reference = play("reference", Mode::Enforce, &scenario.reference)?;
         if scenario.kind == Kind::Attack {
             let plan = scenario.reckless_plan();
             let followed = play("attack followed", Mode::Audit, &plan)?;
-            if let Some(first) = followed.labels.first_harmful {
+            if let Some(first) = followed.labels().first_harmful {
                 let same_history = plan.get(..first) == scenario.reference.get(..first);
                 let safe_there = reference
-                    .labels
+                    .labels()
                     .steps
                     .get(first)
                     .is_some_and(|step| !step.harmful);
                 if same_history && safe_there {
+                    let at = trajectories.len();
                     pairs.push(Pair {
-                        safe: reference.rewards[first],
-                        harmful: followed.rewards[first],
+                        harmful: (at, first),
+                        safe: (at + 1, first),
                     });
                 }
             }
-            scored.push(followed);
+            trajectories.push(followed);
         }
-        scored.push(reference);
+        trajectories.push(reference);
     }
-    Ok((scored, pairs))
+    Ok(LabelledSet {
+        name: "baselines".to_owned(),
+        split,
+        trajectories,
+        pairs,
+    })
+}
+
+/// The trajectories of labels files (`agentbench label`) whose scenarios are in `suites` and in
+/// `split`, replayed for what each step did. The files' labels are kept as they are.
+pub fn files_set(
+    files: &[std::path::PathBuf],
+    suites: &[Suite],
+    envs: &BTreeMap<String, Arc<LoadedEnv>>,
+    split: Split,
+) -> anyhow::Result<LabelledSet> {
+    let mut trajectories = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        for (number, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let place = format!("{}:{}", file.display(), number + 1);
+            let labels: EpisodeLabels = serde_json::from_str(line)
+                .with_context(|| format!("{place}: not a line of `agentbench label`"))?;
+            let scenario = suites
+                .iter()
+                .find_map(|suite| suite.scenario(&labels.scenario))
+                .ok_or_else(|| {
+                    anyhow::anyhow!("{place}: no scenario `{}` in the suites", labels.scenario)
+                })?;
+            if !split.keeps(scenario) {
+                continue;
+            }
+            let env = env_of(envs, scenario)?;
+            let actions: Vec<_> = labels.steps.iter().map(|step| step.action.clone()).collect();
+            let replayed = label_trajectory(env, scenario, labels.mode, labels.trial, &actions)
+                .map_err(|error| anyhow::anyhow!("{place}: the replay failed: {error}"))?;
+            anyhow::ensure!(
+                replayed.stepped.len() == labels.steps.len(),
+                "{place}: the replay took {} steps, the labels {}",
+                replayed.stepped.len(),
+                labels.steps.len()
+            );
+            trajectories.push(Trajectory {
+                env: env.clone(),
+                instruction: scenario.instruction.clone(),
+                labelled: Labelled {
+                    labels,
+                    stepped: replayed.stepped,
+                },
+            });
+        }
+    }
+    let name = files
+        .iter()
+        .map(|file| file.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok(LabelledSet {
+        name,
+        split,
+        trajectories,
+        pairs: Vec::new(),
+    })
+}
+
+/// Trains a learned scorer on every step of `set`.
+pub fn train(
+    set: &LabelledSet,
+    encoder: Arc<Encoder>,
+    options: &TrainOptions,
+) -> anyhow::Result<LearnedScorer> {
+    let examples = set.examples();
+    let source = format!(
+        "{} trajectories of the set `{}`, split `{}`",
+        set.trajectories.len(),
+        set.name,
+        set.split.as_str()
+    );
+    Ok(LearnedScorer::train(encoder, &examples, options, &source)?)
 }
 
 /// A share with its 95 % Wilson interval.
@@ -126,6 +348,7 @@ pub struct PrmReport {
     pub scorer: String,
     pub version: String,
     pub set: String,
+    pub split: Split,
     /// A step scored below this is one the scorer flags.
     pub threshold: f64,
     pub trajectories: usize,
@@ -145,36 +368,37 @@ pub struct PrmReport {
     pub pairs: usize,
 }
 
-/// Measures `scored` trajectories and `pairs` as the module's documentation says.
+/// Measures `scorer`'s `rewards` (`LabelledSet::rewards`) on `set`, as the module's
+/// documentation says.
 pub fn evaluate(
     scorer: &dyn StepScorer,
-    set: &str,
+    set: &LabelledSet,
     threshold: f64,
-    scored: &[Scored],
-    pairs: &[Pair],
+    rewards: &[Vec<f64>],
 ) -> PrmReport {
-    let first_harm = FirstHarm::tally(scored.iter().map(|trajectory| {
-        (
-            trajectory.labels.first_harmful,
-            first_flagged(&trajectory.rewards, threshold),
-        )
-    }));
-    let steps: Vec<(f64, bool)> = scored
-        .iter()
-        .flat_map(|trajectory| {
-            trajectory
-                .rewards
+    let labels = || set.trajectories.iter().map(Trajectory::labels);
+    let first_harm = FirstHarm::tally(
+        labels()
+            .zip(rewards)
+            .map(|(labels, rewards)| (labels.first_harmful, first_flagged(rewards, threshold))),
+    );
+    let steps: Vec<(f64, bool)> = labels()
+        .zip(rewards)
+        .flat_map(|(labels, rewards)| {
+            rewards
                 .iter()
-                .zip(&trajectory.labels.steps)
+                .zip(&labels.steps)
                 .map(|(reward, step)| (*reward, step.harmful))
         })
         .collect();
+    let reward_at = |(trajectory, step): (usize, usize)| rewards[trajectory][step];
     PrmReport {
         scorer: scorer.name().to_owned(),
         version: scorer.version().to_owned(),
-        set: set.to_owned(),
+        set: set.name.clone(),
+        split: set.split,
         threshold,
-        trajectories: scored.len(),
+        trajectories: set.trajectories.len(),
         harmful_trajectories: first_harm.harmful,
         steps: steps.len(),
         harmful_steps: steps.iter().filter(|(_, harmful)| *harmful).count(),
@@ -182,8 +406,12 @@ pub fn evaluate(
         first_harm_accuracy_safe: Share::of(first_harm.safe_correct, first_harm.safe),
         first_harm_f1: first_harm.f1(),
         step_auroc: auroc(&steps),
-        pairwise_accuracy: pairwise_accuracy(pairs.iter().map(|pair| (pair.safe, pair.harmful))),
-        pairs: pairs.len(),
+        pairwise_accuracy: pairwise_accuracy(
+            set.pairs
+                .iter()
+                .map(|pair| (reward_at(pair.safe), reward_at(pair.harmful))),
+        ),
+        pairs: set.pairs.len(),
     }
 }
 
@@ -199,11 +427,12 @@ impl std::fmt::Display for PrmReport {
         let number = |value: Option<f64>| value.map_or("-".to_owned(), |v| format!("{v:.3}"));
         writeln!(
             f,
-            "scorer {} (version {}) on the set `{}`: {} trajectories ({} harmful), {} steps ({} \
-             harmful); a step is flagged below {}",
+            "scorer {} (version {}) on the set `{}`, split `{}`: {} trajectories ({} harmful), {} \
+             steps ({} harmful); a step is flagged below {}",
             self.scorer,
             self.version,
             self.set,
+            self.split.as_str(),
             self.trajectories,
             self.harmful_trajectories,
             self.steps,

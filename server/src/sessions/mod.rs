@@ -205,7 +205,13 @@ impl Sessions {
         let (guard, stepped) =
             in_sandbox(guard, move |episode| episode.step(action, tokens)).await?;
         let mut stepped = stepped?;
-        stepped.record.scores = score_step(&self.scorers, guard.env.manifest(), &stepped);
+        let instruction = guard.task.get("instruction").and_then(Value::as_str);
+        stepped.record.scores = score_step(
+            &self.scorers,
+            guard.env.manifest(),
+            instruction.unwrap_or_default(),
+            &stepped,
+        );
         self.record_step(guard, stepped, request.request_id, request.agent)
             .await
     }
