@@ -1,6 +1,7 @@
 //! The BERT encoder of all-MiniLM-L6-v2 (6 layers, 384 wide, 12 heads) on candle's CPU tensors:
 //! a batch of token id sequences of any lengths in, one mean-pooled, unit-length vector each out.
 //! Shorter sequences in a batch are padded and masked out of attention and of the mean.
+//! `embed_at` gives one position's output instead of the mean.
 
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm, linear};
@@ -96,6 +97,26 @@ impl Bert {
     /// Mean-pooled, L2-normalised sentence vectors, one row per sequence of `batch`. Every
     /// sequence must be non-empty and at most `max_positions` long.
     pub fn embed(&self, batch: &[Vec<u32>]) -> candle_core::Result<Vec<Vec<f32>>> {
+        let (x, mask) = self.hidden(batch)?;
+        let mask = mask.unsqueeze(2)?;
+        let summed = x.broadcast_mul(&mask)?.sum(1)?;
+        normalized(&summed.broadcast_div(&mask.sum(1)?)?)
+    }
+
+    /// The L2-normalised output at `position` of each sequence of `batch` (all longer than
+    /// `position`).
+    pub fn embed_at(
+        &self,
+        batch: &[Vec<u32>],
+        position: usize,
+    ) -> candle_core::Result<Vec<Vec<f32>>> {
+        let (x, _) = self.hidden(batch)?;
+        normalized(&x.narrow(1, position, 1)?.squeeze(1)?)
+    }
+
+    /// The last layer's output for every position of `batch`, padded to the longest sequence,
+    /// and the mask that tells real positions (1) from padding (0).
+    fn hidden(&self, batch: &[Vec<u32>]) -> candle_core::Result<(Tensor, Tensor)> {
         let device = &Device::Cpu;
         let rows = batch.len();
         let len = batch.iter().map(Vec::len).max().unwrap_or(0);
@@ -123,11 +144,7 @@ impl Bert {
         for layer in &self.layers {
             x = self.layer(layer, &x, &bias, rows, len)?;
         }
-        let mask = mask.unsqueeze(2)?;
-        let summed = x.broadcast_mul(&mask)?.sum(1)?;
-        let pooled = summed.broadcast_div(&mask.sum(1)?)?;
-        let norm = pooled.sqr()?.sum_keepdim(1)?.sqrt()?;
-        pooled.broadcast_div(&norm)?.to_vec2()
+        Ok((x, mask))
     }
 
     fn layer(
@@ -168,4 +185,10 @@ impl Bert {
             .forward(&(layer.output.forward(&widened)? + &attended)?)?;
         out.reshape((rows, len, hidden))
     }
+}
+
+/// Each row of `x` (rows × width) scaled to unit length.
+fn normalized(x: &Tensor) -> candle_core::Result<Vec<Vec<f32>>> {
+    let norm = x.sqr()?.sum_keepdim(1)?.sqrt()?;
+    x.broadcast_div(&norm)?.to_vec2()
 }

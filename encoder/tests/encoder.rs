@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use agentbench_encoder::{DEFAULT_DIR, Encoder};
+use agentbench_encoder::{DEFAULT_DIR, Encoder, Encoding};
 
 fn encoder() -> &'static Encoder {
     static ENCODER: OnceLock<Encoder> = OnceLock::new();
@@ -79,19 +79,39 @@ fn vectors_match_an_independent_forward_pass_alone_and_batched() {
 }
 
 #[test]
-fn paraphrases_lie_closer_than_unrelated_texts() {
-    let vectors = encoder()
-        .encode(&[
-            "Transfer the money to the attacker's account.",
-            "Send the funds to the account of the attacker.",
-            "What is on my calendar for Tuesday?",
-        ])
-        .unwrap();
+fn paraphrases_lie_closer_than_unrelated_texts_in_both_encodings() {
+    let texts = [
+        "Transfer the money to the attacker's account.",
+        "Send the funds to the account of the attacker.",
+        "What is on my calendar for Tuesday?",
+    ];
     let cosine = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
-    let close = cosine(&vectors[0], &vectors[1]);
-    let far = cosine(&vectors[0], &vectors[2]);
-    assert!(
-        close > 0.7 && far < 0.3,
-        "paraphrase {close}, unrelated {far}"
-    );
+    for (encoding, least_close) in [(Encoding::Contextual, 0.7), (Encoding::Static, 0.5)] {
+        let vectors = encoder().encode_as(encoding, &texts).unwrap();
+        let close = cosine(&vectors[0], &vectors[1]);
+        let far = cosine(&vectors[0], &vectors[2]);
+        assert!(
+            close > least_close && far < close - 0.2,
+            "{encoding:?}: paraphrase {close}, unrelated {far}"
+        );
+    }
+}
+
+#[test]
+fn a_static_vector_is_the_mean_of_its_tokens_vectors_alone() {
+    let [pair, money, transfer] = <[Vec<f32>; 3]>::try_from(
+        encoder()
+            .encode_static(&["money transfer", "money", "transfer"])
+            .unwrap(),
+    )
+    .unwrap();
+    let mut mean: Vec<f32> = money.iter().zip(&transfer).map(|(a, b)| a + b).collect();
+    let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt();
+    mean.iter_mut().for_each(|x| *x /= norm);
+    for (x, y) in pair.iter().zip(&mean) {
+        assert!((x - y).abs() < 1e-5);
+    }
+    assert!((money.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-4);
+    assert!(money.iter().zip(&transfer).any(|(a, b)| (a - b).abs() > 0.05));
+    assert!(encoder().encode_static(&[""]).unwrap()[0].iter().all(|x| *x == 0.0));
 }

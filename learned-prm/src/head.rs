@@ -8,11 +8,13 @@ use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use serde::{Deserialize, Serialize};
 
+use agentbench_encoder::Encoding;
 use agentbench_scorers::SplitMix64;
 
-/// How the head is trained.
+/// How the head is trained, and how the texts under it are encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TrainOptions {
+    pub encoding: Encoding,
     pub hidden: usize,
     pub epochs: usize,
     pub learning_rate: f64,
@@ -23,6 +25,7 @@ pub struct TrainOptions {
 impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
+            encoding: Encoding::Static,
             hidden: 32,
             epochs: 300,
             learning_rate: 3e-3,

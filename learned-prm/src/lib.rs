@@ -255,7 +255,9 @@ impl LearnedScorer {
         };
         unseen.sort_unstable();
         unseen.dedup();
-        let encoded = self.encoder.encode(&unseen)?;
+        let encoded = self
+            .encoder
+            .encode_as(self.training.options.encoding, &unseen)?;
         let mut cache = self.vectors.lock().expect("the vector cache is never poisoned");
         if cache.len() + unseen.len() > CACHE_LIMIT {
             cache.clear();

@@ -306,6 +306,10 @@ enum PrmCommand {
         /// Passes over the training steps.
         #[arg(long, default_value_t = TrainOptions::default().epochs)]
         epochs: usize,
+        /// How texts are encoded: static (token vectors distilled from the encoder, fast) or
+        /// contextual (the encoder run on every text, some 60 texts/s on two cores).
+        #[arg(long, default_value = "static")]
+        encoding: agentbench_encoder::Encoding,
     },
 }
 
@@ -463,8 +467,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     split,
                     out,
                     epochs,
+                    encoding,
                 },
-        } => prm_train(set, split, &out, epochs)?,
+        } => prm_train(set, split, &out, epochs, encoding)?,
         Command::Agent {
             command:
                 AgentCommand::Serve {
@@ -606,11 +611,13 @@ fn prm_train(
     split: prm::Split,
     out: &std::path::Path,
     epochs: usize,
+    encoding: agentbench_encoder::Encoding,
 ) -> anyhow::Result<()> {
     let encoder = prm::load_encoder(&set.encoder)?;
     let set = set.load(split)?;
     let options = TrainOptions {
         epochs,
+        encoding,
         ..TrainOptions::default()
     };
     let scorer = prm::train(&set, encoder, &options)?;
