@@ -112,6 +112,15 @@ fn a_static_vector_is_the_mean_of_its_tokens_vectors_alone() {
         assert!((x - y).abs() < 1e-5);
     }
     assert!((money.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-4);
-    assert!(money.iter().zip(&transfer).any(|(a, b)| (a - b).abs() > 0.05));
-    assert!(encoder().encode_static(&[""]).unwrap()[0].iter().all(|x| *x == 0.0));
+    assert!(
+        money
+            .iter()
+            .zip(&transfer)
+            .any(|(a, b)| (a - b).abs() > 0.05)
+    );
+    assert!(
+        encoder().encode_static(&[""]).unwrap()[0]
+            .iter()
+            .all(|x| *x == 0.0)
+    );
 }

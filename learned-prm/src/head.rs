@@ -107,7 +107,9 @@ impl Head {
         let mut random = SplitMix64::new(options.seed);
         let mut uniform = |count: usize, bound: f32| -> Vec<f32> {
             (0..count)
-                .map(|_| ((random.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * bound)
+                .map(|_| {
+                    ((random.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * bound
+                })
                 .collect()
         };
         // Glorot-uniform weights, zero biases.

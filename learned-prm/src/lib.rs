@@ -142,8 +142,8 @@ impl LearnedScorer {
         Ok(scorer)
     }
 
-    /// Reads `DIR/head.json` and runs it over `encoder`.
-    pub fn load(dir: &Path, encoder: Arc<Encoder>) -> Result<LearnedScorer, LearnedError> {
+    /// Reads `DIR/head.json`, then the encoder it runs over from `encoder_dir`.
+    pub fn load(dir: &Path, encoder_dir: &Path) -> Result<LearnedScorer, LearnedError> {
         let path = dir.join("head.json");
         let file = |message: String| LearnedError::File {
             path: path.display().to_string(),
@@ -163,6 +163,7 @@ impl LearnedScorer {
                 saved.format, saved.encoder
             )));
         }
+        let encoder = Arc::new(Encoder::load(encoder_dir)?);
         if saved.features != STRUCTURED
             || saved.head.inputs != features::width(encoder.dim())
             || saved.head.w1.len() != saved.head.inputs * saved.head.hidden
@@ -246,7 +247,10 @@ impl LearnedScorer {
     /// seen yet.
     fn vectors(&self, texts: &[&str]) -> Result<Vec<Arc<[f32]>>, LearnedError> {
         let mut unseen: Vec<&str> = {
-            let cache = self.vectors.lock().expect("the vector cache is never poisoned");
+            let cache = self
+                .vectors
+                .lock()
+                .expect("the vector cache is never poisoned");
             texts
                 .iter()
                 .copied()
@@ -258,17 +262,17 @@ impl LearnedScorer {
         let encoded = self
             .encoder
             .encode_as(self.training.options.encoding, &unseen)?;
-        let mut cache = self.vectors.lock().expect("the vector cache is never poisoned");
+        let mut cache = self
+            .vectors
+            .lock()
+            .expect("the vector cache is never poisoned");
         if cache.len() + unseen.len() > CACHE_LIMIT {
             cache.clear();
         }
         for (text, vector) in unseen.iter().zip(encoded) {
             cache.insert((*text).to_owned(), vector.into());
         }
-        Ok(texts
-            .iter()
-            .map(|text| cache[*text].clone())
-            .collect())
+        Ok(texts.iter().map(|text| cache[*text].clone()).collect())
     }
 }
 

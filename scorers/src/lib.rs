@@ -54,7 +54,11 @@ pub struct ScoredStep<'a> {
 impl<'a> ScoredStep<'a> {
     /// What the runtime says `stepped` did, in the env `manifest` describes, on a task that
     /// asked for `instruction`.
-    pub fn new(manifest: &'a Manifest, instruction: &'a str, stepped: &'a Stepped) -> ScoredStep<'a> {
+    pub fn new(
+        manifest: &'a Manifest,
+        instruction: &'a str,
+        stepped: &'a Stepped,
+    ) -> ScoredStep<'a> {
         ScoredStep {
             manifest,
             instruction,

@@ -9,14 +9,14 @@ use clap::{Parser, Subcommand};
 
 use agentbench_agents::{AgentSettings, Sampling};
 use agentbench_env_runtime::{Episode, Mode};
+use agentbench_learned_prm::TrainOptions;
 use agentbench_sandbox::Limits;
+use agentbench_scorers::StepScorer as _;
 use agentbench_server::builtin::AddedPolicies;
 use agentbench_server::chat_api;
 use agentbench_server::label::{self, RecordedRun};
 use agentbench_server::loadgen::{self, LoadSettings};
 use agentbench_server::mutate;
-use agentbench_learned_prm::TrainOptions;
-use agentbench_scorers::StepScorer as _;
 use agentbench_server::prm;
 use agentbench_server::run::{self, RunSettings};
 use agentbench_server::store::{DbSync, Store};

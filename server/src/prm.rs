@@ -27,8 +27,7 @@ use agentbench_encoder::Encoder;
 use agentbench_env_runtime::{LoadedEnv, Mode};
 use agentbench_learned_prm::{Example, LearnedScorer, TrainOptions};
 use agentbench_scorers::{
-    FirstHarm, RuleScorer, ScoredStep, StepScorer, auroc, first_flagged, pairwise_accuracy,
-    wilson,
+    FirstHarm, RuleScorer, ScoredStep, StepScorer, auroc, first_flagged, pairwise_accuracy, wilson,
 };
 
 use crate::label::{EpisodeLabels, Labelled, label_trajectory};
@@ -43,8 +42,7 @@ pub fn scorer(spec: &str, encoder_dir: &Path) -> anyhow::Result<Box<dyn StepScor
         return Ok(Box::new(RuleScorer));
     }
     if let Some(dir) = spec.strip_prefix("learned:") {
-        let encoder = load_encoder(encoder_dir)?;
-        return Ok(Box::new(LearnedScorer::load(Path::new(dir), encoder)?));
+        return Ok(Box::new(LearnedScorer::load(Path::new(dir), encoder_dir)?));
     }
     anyhow::bail!("`{spec}` is not a step scorer (the scorers are: rules, learned:DIR)")
 }
@@ -271,7 +269,11 @@ pub fn files_set(
                 continue;
             }
             let env = env_of(envs, scenario)?;
-            let actions: Vec<_> = labels.steps.iter().map(|step| step.action.clone()).collect();
+            let actions: Vec<_> = labels
+                .steps
+                .iter()
+                .map(|step| step.action.clone())
+                .collect();
             let replayed = label_trajectory(env, scenario, labels.mode, labels.trial, &actions)
                 .map_err(|error| anyhow::anyhow!("{place}: the replay failed: {error}"))?;
             anyhow::ensure!(
@@ -465,5 +467,31 @@ impl std::fmt::Display for PrmReport {
             number(self.pairwise_accuracy),
             self.pairs
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_splits_part_the_scenarios_and_keep_twins_together() {
+        let scenarios: Vec<Scenario> = agentbench_datasets::builtin_names()
+            .into_iter()
+            .flat_map(|name| Suite::builtin(name).unwrap().scenarios)
+            .collect();
+        let test = scenarios.iter().filter(|s| Split::Test.keeps(s)).count();
+        for scenario in &scenarios {
+            assert!(Split::All.keeps(scenario));
+            assert_ne!(Split::Train.keeps(scenario), Split::Test.keeps(scenario));
+            if let Some(twin) = scenarios
+                .iter()
+                .find(|other| Some(&other.id) == scenario.twin.as_ref())
+            {
+                assert_eq!(Split::Test.keeps(scenario), Split::Test.keeps(twin));
+            }
+        }
+        // A third of the families, give or take the hash's luck.
+        assert!(test * 4 > scenarios.len() && test * 5 / 2 < scenarios.len());
     }
 }

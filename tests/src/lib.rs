@@ -96,6 +96,21 @@ fn describes_the_running_crate(name: &str) -> bool {
     name.starts_with("CARGO_PKG_") || name.starts_with("CARGO_MANIFEST_") || NAMES.contains(&name)
 }
 
+/// The sentence encoder's folder (`models/all-MiniLM-L6-v2`), downloaded by `encoder/setup.sh`
+/// the first time a test process asks (it keeps a copy whose digest is right).
+pub fn encoder_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = workspace_root();
+        let status = Command::new("bash")
+            .arg(root.join("encoder/setup.sh"))
+            .status()
+            .expect("bash runs encoder/setup.sh");
+        assert!(status.success(), "encoder/setup.sh failed");
+        root.join("models/all-MiniLM-L6-v2")
+    })
+}
+
 /// The workspace's root: the parent folder of the crate this file is compiled in (`tests/`, or
 /// `server/` for the server's tests).
 fn workspace_root() -> &'static Path {
