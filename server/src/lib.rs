@@ -14,6 +14,7 @@ pub mod mutate;
 mod openapi;
 pub mod prm;
 pub mod report;
+pub mod rescore;
 mod requests;
 pub mod run;
 mod runs_api;

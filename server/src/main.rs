@@ -124,6 +124,22 @@ enum Command {
         #[arg(long, default_value = "labels.jsonl")]
         out: std::path::PathBuf,
     },
+    /// Score every step of a recorded run with a step scorer, new or changed, without playing
+    /// the agent again; the scores are stored beside the ones the steps were recorded with.
+    /// Exits 2 when an episode could not be rescored.
+    Rescore {
+        /// The run's id.
+        #[arg(long)]
+        run: String,
+        /// The step scorer: rules, or learned:DIR.
+        #[arg(long)]
+        scorer: String,
+        #[arg(long, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
+        db: String,
+        /// The sentence encoder's folder, for a learned scorer.
+        #[arg(long, env = "AGENTBENCH_ENCODER", default_value = agentbench_encoder::DEFAULT_DIR)]
+        encoder: std::path::PathBuf,
+    },
     /// Work with step scorers (process reward models).
     Prm {
         #[command(subcommand)]
@@ -450,6 +466,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
         } => return mutate_suites(suites, threshold, json, limit),
         Command::Label { source, db, out } => return label_run(&source, &db, &out),
+        Command::Rescore {
+            run,
+            scorer,
+            db,
+            encoder,
+        } => return rescore_run(&run, &scorer, &db, &encoder),
         Command::Prm {
             command:
                 PrmCommand::Eval {
@@ -678,6 +700,48 @@ fn mutate_suites(
     } else {
         ExitCode::from(1)
     })
+}
+
+fn rescore_run(
+    run: &str,
+    spec: &str,
+    db: &str,
+    encoder: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    let scorer = prm::scorer(spec, encoder)?;
+    let envs = agentbench_server::builtin::default_runtime_envs()?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let rescored = runtime.block_on(async {
+        let store = Store::open(db, DbSync::Normal).await?;
+        agentbench_server::rescore::rescore(
+            &store,
+            &run.into(),
+            scorer.as_ref(),
+            &envs,
+            DEFAULT_FLAG_BELOW,
+        )
+        .await
+    })?;
+    println!(
+        "rescored {} episodes ({} steps) of run {run} with {} (version {}): mean reward {:.3}, \
+         {} steps below {DEFAULT_FLAG_BELOW}; scored in {:.2} s ({:.0} steps/s)",
+        rescored.episodes,
+        rescored.steps,
+        scorer.name(),
+        scorer.version(),
+        rescored.mean_reward,
+        rescored.flagged,
+        rescored.scoring_seconds,
+        rescored.steps as f64 / rescored.scoring_seconds.max(1e-9)
+    );
+    if rescored.skipped.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!("{} episodes not rescored:", rescored.skipped.len());
+    for reason in &rescored.skipped {
+        eprintln!("  {reason}");
+    }
+    Ok(ExitCode::from(2))
 }
 
 fn label_run(source: &str, db: &str, out: &std::path::Path) -> anyhow::Result<ExitCode> {

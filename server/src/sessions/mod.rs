@@ -383,13 +383,14 @@ impl Sessions {
     /// An episode's whole record, open or not.
     pub(crate) async fn trajectory(&self, id: &EpisodeId) -> Result<Value, SessionError> {
         let row = self.stored_episode(id).await?;
-        let steps = self
+        let mut steps = self
             .store
             .steps(id)
             .await?
             .iter()
             .map(|step| stored_step(&row, step))
             .collect::<Result<Vec<_>, _>>()?;
+        views::add_later_scores(&mut steps, self.store.scores(id).await?)?;
         views::trajectory(&row, steps)
     }
 

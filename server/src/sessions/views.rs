@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use agentbench_env_runtime::{Episode, Mask, StepRecord};
+use agentbench_env_runtime::{Episode, Mask, StepRecord, StepScore};
 
 use super::SessionError;
 use crate::ids::EpisodeId;
@@ -112,6 +112,41 @@ pub(super) fn stored_step(row: &EpisodeRow, step: &StepRow) -> Result<Value, Ses
         body["outcome"] = parse_stored(row.outcome.as_deref())?;
     }
     Ok(body)
+}
+
+/// Adds the scores given after the fact (`Store::scores`) to the steps as shown, after the
+/// scores each step was recorded with; a score of a scorer version the record already has is
+/// not repeated.
+pub(super) fn add_later_scores(
+    steps: &mut [Value],
+    scores: Vec<store::ScoreRow>,
+) -> Result<(), SessionError> {
+    for score in scores {
+        let Some(step) = steps.get_mut(score.index as usize) else {
+            continue;
+        };
+        let list = step
+            .as_object_mut()
+            .ok_or_else(|| SessionError::internal("a stored step is not an object"))?
+            .entry("scores")
+            .or_insert_with(|| json!([]));
+        let Some(list) = list.as_array_mut() else {
+            continue;
+        };
+        let known = list
+            .iter()
+            .any(|old| old["scorer"] == score.scorer.as_str() && old["version"] == score.version.as_str());
+        if !known {
+            let score = StepScore {
+                labels: serde_json::from_str(&score.labels).map_err(SessionError::internal)?,
+                scorer: score.scorer,
+                version: score.version,
+                reward: score.reward,
+            };
+            list.push(serde_json::to_value(score).map_err(SessionError::internal)?);
+        }
+    }
+    Ok(())
 }
 
 /// An episode's whole record as the API shows it, from its row and its steps as shown.

@@ -2,7 +2,9 @@
 //! them.
 
 use super::rows::{episode_row, step_row};
-use super::writes::{PackedStep, Write};
+use sqlx::Row as _;
+
+use super::writes::{PackedStep, ScoreRow, Write};
 use super::{EpisodeRow, EpisodeState, StepRow, Store, StoreError, pack};
 use crate::ids::EpisodeId;
 
@@ -97,6 +99,45 @@ impl Store {
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(step_row).collect()
+    }
+
+    /// Records scores given to an episode's recorded steps after the fact, each replacing the
+    /// one the same scorer version gave the same step before.
+    pub async fn record_scores(
+        &self,
+        episode_id: &EpisodeId,
+        scores: Vec<ScoreRow>,
+    ) -> Result<(), StoreError> {
+        if scores.is_empty() {
+            return Ok(());
+        }
+        self.write(Write::Scores {
+            episode_id: episode_id.clone(),
+            scores,
+        })
+        .await
+    }
+
+    /// The scores given to an episode's steps after the fact, by step, then scorer and version.
+    pub async fn scores(&self, episode_id: &EpisodeId) -> Result<Vec<ScoreRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT idx, scorer, version, reward, labels FROM step_scores WHERE episode_id = $1 \
+             ORDER BY idx, scorer, version",
+        )
+        .bind(episode_id.as_str())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(ScoreRow {
+                    index: u32::try_from(row.try_get::<i64, _>(0)?).unwrap_or(u32::MAX),
+                    scorer: row.try_get(1)?,
+                    version: row.try_get(2)?,
+                    reward: row.try_get(3)?,
+                    labels: row.try_get(4)?,
+                })
+            })
+            .collect()
     }
 
     /// The step a request id produced, if any.

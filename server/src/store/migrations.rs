@@ -28,6 +28,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "steps record lz4",
         include_str!("../../migrations/0005_steps_record_lz4.sql"),
     ),
+    (
+        6,
+        "step scores",
+        include_str!("../../migrations/0006_step_scores.sql"),
+    ),
 ];
 
 /// Applies the migrations the database lacks, each in its own transaction.

@@ -25,6 +25,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use rows::pack;
 pub use rows::{EpisodeRow, EpisodeState, RunRow, StepRow, now_ms};
+pub use writes::ScoreRow;
 use sqlite_writer::SqliteWriter;
 use writes::{MAX_GROUP, Pending, Write};
 

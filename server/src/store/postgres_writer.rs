@@ -88,11 +88,13 @@ async fn commit(connection: &mut AnyConnection, writes: &[&Write]) -> Result<(),
         return insert_steps(connection, &steps).await;
     }
     let mut tx = connection.begin().await?;
-    for write in writes {
-        if !matches!(write, Write::Append { .. }) {
-            for statement in write.statements() {
-                execute(&mut tx, &statement).await?;
-            }
+    let (scores, others): (Vec<&Write>, Vec<&Write>) = writes
+        .iter()
+        .filter(|write| !matches!(write, Write::Append { .. }))
+        .partition(|write| matches!(write, Write::Scores { .. }));
+    for write in others {
+        for statement in write.statements() {
+            execute(&mut tx, &statement).await?;
         }
     }
     let mut rest = steps.as_slice();
@@ -104,6 +106,12 @@ async fn commit(connection: &mut AnyConnection, writes: &[&Write]) -> Result<(),
     // The ends of the episodes whose steps ended them.
     for end in writes.iter().filter_map(|write| write.episode_end()) {
         execute(&mut tx, &end).await?;
+    }
+    // Scores last: they may be of steps inserted above.
+    for write in scores {
+        for statement in write.statements() {
+            execute(&mut tx, &statement).await?;
+        }
     }
     tx.commit().await?;
     Ok(())
@@ -119,6 +127,7 @@ async fn execute(
         query = match *param {
             Param::Text(value) => query.bind(value),
             Param::Int(value) => query.bind(value),
+            Param::Real(value) => query.bind(value),
             Param::Bytes(value) => query.bind(value),
         };
     }

@@ -208,6 +208,7 @@ impl rusqlite::ToSql for Param<'_> {
         match self {
             Param::Text(value) => value.to_sql(),
             Param::Int(value) => value.to_sql(),
+            Param::Real(value) => value.to_sql(),
             Param::Bytes(value) => value.to_sql(),
         }
     }

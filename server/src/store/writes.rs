@@ -22,6 +22,18 @@ const INSERT_STEP: &str =
 const END_EPISODE_WITH_OUTCOME: &str =
     "UPDATE episodes SET state = $1, outcome = $2, ended_ms = $3 WHERE id = $4";
 const END_EPISODE: &str = "UPDATE episodes SET state = $1, ended_ms = $2 WHERE id = $3";
+/// A fork's copy of the scores given to its parent's steps after the fact.
+const COPY_SCORES: &str = "INSERT INTO step_scores \
+     (episode_id, idx, scorer, version, reward, labels, scored_ms) \
+     SELECT $1, idx, scorer, version, reward, labels, scored_ms FROM step_scores \
+     WHERE episode_id = $2";
+/// A step's score by one scorer version, replacing the one it gave before.
+const UPSERT_SCORE: &str = "INSERT INTO step_scores \
+     (episode_id, idx, scorer, version, reward, labels, scored_ms) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7) \
+     ON CONFLICT (episode_id, idx, scorer, version) \
+     DO UPDATE SET reward = excluded.reward, labels = excluded.labels, scored_ms = excluded.scored_ms";
+const DELETE_SCORES: &str = "DELETE FROM step_scores WHERE episode_id = $1";
 const DELETE_STEPS: &str = "DELETE FROM steps WHERE episode_id = $1";
 const DELETE_EPISODE: &str = "DELETE FROM episodes WHERE id = $1";
 
@@ -55,6 +67,22 @@ pub(super) enum Write {
     Delete {
         episode_id: EpisodeId,
     },
+    /// Scores given to recorded steps after the fact.
+    Scores {
+        episode_id: EpisodeId,
+        scores: Vec<ScoreRow>,
+    },
+}
+
+/// One step's score by one scorer, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreRow {
+    pub index: u32,
+    pub scorer: String,
+    pub version: String,
+    pub reward: f64,
+    /// The labels, a JSON array.
+    pub labels: String,
 }
 
 /// A write waiting for its commit, and where to answer once it is done.
@@ -69,6 +97,7 @@ pub(super) struct Pending {
 pub(super) enum Param<'a> {
     Text(Option<&'a str>),
     Int(Option<i64>),
+    Real(f64),
     Bytes(&'a [u8]),
 }
 
@@ -95,10 +124,12 @@ impl Write {
             } => {
                 let mut statements = vec![statement(INSERT_EPISODE, episode_params(episode))];
                 if let Some(parent) = copy_steps_from {
-                    statements.push(statement(
-                        COPY_STEPS,
-                        vec![text(episode.id.as_str()), text(parent.as_str())],
-                    ));
+                    for copy in [COPY_STEPS, COPY_SCORES] {
+                        statements.push(statement(
+                            copy,
+                            vec![text(episode.id.as_str()), text(parent.as_str())],
+                        ));
+                    }
                 }
                 statements
             }
@@ -124,9 +155,28 @@ impl Write {
                 vec![statement(END_EPISODE, end)]
             }
             Write::Delete { episode_id } => vec![
+                statement(DELETE_SCORES, vec![text(episode_id.as_str())]),
                 statement(DELETE_STEPS, vec![text(episode_id.as_str())]),
                 statement(DELETE_EPISODE, vec![text(episode_id.as_str())]),
             ],
+            Write::Scores { episode_id, scores } => {
+                let scored_ms = now_ms();
+                scores
+                    .iter()
+                    .map(|score| {
+                        let params = vec![
+                            text(episode_id.as_str()),
+                            Param::Int(Some(i64::from(score.index))),
+                            text(&score.scorer),
+                            text(&score.version),
+                            Param::Real(score.reward),
+                            text(&score.labels),
+                            Param::Int(Some(scored_ms)),
+                        ];
+                        statement(UPSERT_SCORE, params)
+                    })
+                    .collect()
+            }
         }
     }
 
