@@ -190,6 +190,34 @@ impl Encoder {
             .collect())
     }
 
+    /// The static vectors of the tokens met so far, by token id: to save with whatever was
+    /// trained over them, so that a later process need not distil them again.
+    pub fn token_vectors(&self) -> Vec<(u32, Vec<f32>)> {
+        let vectors = self
+            .token_vectors
+            .lock()
+            .expect("the token vectors are never poisoned");
+        let mut all: Vec<(u32, Vec<f32>)> = vectors
+            .iter()
+            .map(|(id, vector)| (*id, vector.clone()))
+            .collect();
+        all.sort_by_key(|(id, _)| *id);
+        all
+    }
+
+    /// Takes static vectors saved from `token_vectors` (of this same model) as known.
+    pub fn add_token_vectors(&self, saved: Vec<(u32, Vec<f32>)>) {
+        let mut vectors = self
+            .token_vectors
+            .lock()
+            .expect("the token vectors are never poisoned");
+        for (id, vector) in saved {
+            if vector.len() == self.dim {
+                vectors.insert(id, vector);
+            }
+        }
+    }
+
     /// The `contextual` encoding of each text: one unit vector per text, in order.
     pub fn encode(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EncoderError> {
         let max = MAX_TOKENS.min(self.bert.max_positions);

@@ -8,7 +8,9 @@
 //!
 //! `train` fits a head on steps with exact labels (`agentbench label`); `save` writes it to a
 //! folder as `head.json`, which `load` reads back. The encoder's weights are not copied: the
-//! folder names the encoder, and the scorer is loaded with it.
+//! folder names the encoder, and the scorer is loaded with it. Under the `static` encoding the
+//! folder also keeps the vectors of the tokens met in training (`tokens.bin`), so that a scorer
+//! loaded later starts with them instead of distilling them again.
 //!
 //! Scoring is batched (`score_many`): the texts of a batch that the scorer has not seen are
 //! encoded together, sorted by length so that little is padded, and every vector is kept by its
@@ -26,7 +28,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use agentbench_encoder::{Encoder, EncoderError};
+use agentbench_encoder::{Encoder, EncoderError, Encoding};
 use agentbench_scorers::{ScoredStep, StepScorer};
 
 pub use features::{STRUCTURED, action_text};
@@ -175,6 +177,20 @@ impl LearnedScorer {
                     .to_owned(),
             ));
         }
+        let tokens = dir.join(TOKENS_FILE);
+        if tokens.exists() {
+            let bytes = std::fs::read(&tokens).map_err(|error| LearnedError::File {
+                path: tokens.display().to_string(),
+                message: error.to_string(),
+            })?;
+            let vectors = read_token_vectors(&bytes, encoder.dim()).ok_or_else(|| {
+                LearnedError::File {
+                    path: tokens.display().to_string(),
+                    message: "not a file of token vectors of this encoder".to_owned(),
+                }
+            })?;
+            encoder.add_token_vectors(vectors);
+        }
         let mut scorer = LearnedScorer::new(encoder, saved.head, saved.training);
         scorer.version = version_of(&scorer.head);
         Ok(scorer)
@@ -196,7 +212,15 @@ impl LearnedScorer {
             head: self.head.clone(),
         };
         let text = serde_json::to_string(&saved).expect("a head serialises");
-        std::fs::write(&path, text).map_err(file)
+        std::fs::write(&path, text).map_err(file)?;
+        if self.training.options.encoding == Encoding::Static {
+            let bytes = write_token_vectors(&self.encoder.token_vectors());
+            std::fs::write(dir.join(TOKENS_FILE), bytes).map_err(|error| LearnedError::File {
+                path: dir.join(TOKENS_FILE).display().to_string(),
+                message: error.to_string(),
+            })?;
+        }
+        Ok(())
     }
 
     pub fn training(&self) -> &Training {
@@ -276,6 +300,40 @@ impl LearnedScorer {
     }
 }
 
+/// The static token vectors kept beside a head: little-endian, a `u32` token id and `dim` `f32`
+/// components per token.
+const TOKENS_FILE: &str = "tokens.bin";
+
+fn write_token_vectors(vectors: &[(u32, Vec<f32>)]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for (id, vector) in vectors {
+        bytes.extend(id.to_le_bytes());
+        bytes.extend(vector.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    bytes
+}
+
+fn read_token_vectors(bytes: &[u8], dim: usize) -> Option<Vec<(u32, Vec<f32>)>> {
+    let width = 4 * (dim + 1);
+    if bytes.len() % width != 0 {
+        return None;
+    }
+    let word = |chunk: &[u8]| <[u8; 4]>::try_from(chunk).expect("four bytes");
+    Some(
+        bytes
+            .chunks_exact(width)
+            .map(|entry| {
+                let id = u32::from_le_bytes(word(&entry[..4]));
+                let vector = entry[4..]
+                    .chunks_exact(4)
+                    .map(|x| f32::from_le_bytes(word(x)))
+                    .collect();
+                (id, vector)
+            })
+            .collect(),
+    )
+}
+
 /// `1-` and the first 12 hex digits of the SHA-256 of the head's weights: heads trained on
 /// different steps score differently, and their scores are told apart.
 fn version_of(head: &Head) -> String {
@@ -326,5 +384,19 @@ impl StepScorer for LearnedScorer {
                 steps.iter().map(|_| (0.0, vec![label.clone()])).collect()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_vectors_read_back_as_written_and_a_torn_file_is_refused() {
+        let vectors = vec![(7, vec![0.5, -1.25, 3.0]), (30_521, vec![0.0, 1e-7, -0.0])];
+        let bytes = write_token_vectors(&vectors);
+        assert_eq!(read_token_vectors(&bytes, 3), Some(vectors));
+        assert_eq!(read_token_vectors(&bytes[..bytes.len() - 1], 3), None);
+        assert_eq!(read_token_vectors(&bytes, 4), None);
     }
 }
