@@ -183,12 +183,11 @@ impl LearnedScorer {
                 path: tokens.display().to_string(),
                 message: error.to_string(),
             })?;
-            let vectors = read_token_vectors(&bytes, encoder.dim()).ok_or_else(|| {
-                LearnedError::File {
+            let vectors =
+                read_token_vectors(&bytes, encoder.dim()).ok_or_else(|| LearnedError::File {
                     path: tokens.display().to_string(),
                     message: "not a file of token vectors of this encoder".to_owned(),
-                }
-            })?;
+                })?;
             encoder.add_token_vectors(vectors);
         }
         let mut scorer = LearnedScorer::new(encoder, saved.head, saved.training);

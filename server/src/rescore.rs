@@ -61,7 +61,10 @@ pub async fn rescore(
             continue;
         }
         let Some(scenario) = run.suite.scenario(&line.scenario) else {
-            skipped.push(format!("{place}: no such scenario in suite `{}`", run.suite.name));
+            skipped.push(format!(
+                "{place}: no such scenario in suite `{}`",
+                run.suite.name
+            ));
             continue;
         };
         let Some(env) = envs.get(&scenario.env) else {

@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use agentbench_tests::{Db, Server, agentbench_binary, number_at};
+use agentbench_tests::{Db, Server, agentbench_binary, encoder_dir, number_at};
 
 fn agentbench(args: &[&str]) -> Output {
     Command::new(agentbench_binary())
@@ -182,6 +182,101 @@ fn reckless_fails_the_default_gate_with_exit_1() {
     by_file.sort_by_key(key);
     by_db.sort_by_key(key);
     assert_eq!(by_file, by_db);
+}
+
+#[test]
+fn rescoring_a_run_stores_a_learned_prms_scores_beside_the_recorded_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = dir.path().join("head");
+    let encoder = encoder_dir().to_str().unwrap();
+    let output = agentbench(&[
+        "prm",
+        "train",
+        "--encoder",
+        encoder,
+        "--out",
+        head.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&output), 0, "{}", explain(&output));
+    let spec = format!("learned:{}", head.display());
+    for db in [Db::sqlite(), Db::postgres()] {
+        let url = db.url();
+        let out = dir.path().join("out");
+        let output = agentbench(&[
+            "run",
+            "--suite",
+            "safety",
+            "--agent",
+            "reckless",
+            "--mode",
+            "audit",
+            "--limit",
+            "12",
+            "--db",
+            &url,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        // Passed or failed, the gate is not the point here; every episode was measured.
+        assert_ne!(code(&output), 2, "{}", explain(&output));
+        let report = read_json(&out.join("report.json"));
+        let run_id = report["run"]["id"].as_str().unwrap();
+        let rescore = || {
+            agentbench(&[
+                "rescore",
+                "--run",
+                run_id,
+                "--scorer",
+                &spec,
+                "--encoder",
+                encoder,
+                "--db",
+                &url,
+            ])
+        };
+        let output = rescore();
+        assert_eq!(code(&output), 0, "{}", explain(&output));
+        let steps = db.number("SELECT count(*) FROM steps");
+        assert_eq!(db.number("SELECT count(*) FROM step_scores"), steps);
+        // Scoring again replaces the scores of the same version: nothing doubles.
+        assert_eq!(code(&rescore()), 0);
+        assert_eq!(db.number("SELECT count(*) FROM step_scores"), steps);
+
+        // The episode's view shows both scorers side by side, the recorded one first.
+        let server = Server::start(&db, &[]);
+        let mut flagged = 0;
+        for line in read_lines(&out.join("episodes.jsonl")) {
+            let episode = server.episode(line["episode"].as_str().unwrap());
+            for step in episode["steps"].as_array().unwrap() {
+                let scores = step["scores"].as_array().unwrap();
+                let scorers: Vec<&str> = scores
+                    .iter()
+                    .map(|s| s["scorer"].as_str().unwrap())
+                    .collect();
+                assert_eq!(scorers, ["rules", "learned"], "{step}");
+                let learned = scores[1]["reward"].as_f64().unwrap();
+                assert!((-1.0..=0.0).contains(&learned), "{step}");
+                flagged += usize::from(learned < -0.5);
+            }
+        }
+        assert!(flagged > 0, "reckless does harm the learned PRM should see");
+    }
+
+    let output = agentbench(&[
+        "rescore",
+        "--run",
+        "run_missing",
+        "--scorer",
+        "rules",
+        "--db",
+        &db_url(dir.path()),
+    ]);
+    assert_eq!(code(&output), 2, "{}", explain(&output));
+    assert!(
+        explain(&output).contains("no run `run_missing`"),
+        "{}",
+        explain(&output)
+    );
 }
 
 #[test]

@@ -133,9 +133,9 @@ pub(super) fn add_later_scores(
         let Some(list) = list.as_array_mut() else {
             continue;
         };
-        let known = list
-            .iter()
-            .any(|old| old["scorer"] == score.scorer.as_str() && old["version"] == score.version.as_str());
+        let known = list.iter().any(|old| {
+            old["scorer"] == score.scorer.as_str() && old["version"] == score.version.as_str()
+        });
         if !known {
             let score = StepScore {
                 labels: serde_json::from_str(&score.labels).map_err(SessionError::internal)?,

@@ -25,8 +25,8 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use rows::pack;
 pub use rows::{EpisodeRow, EpisodeState, RunRow, StepRow, now_ms};
-pub use writes::ScoreRow;
 use sqlite_writer::SqliteWriter;
+pub use writes::ScoreRow;
 use writes::{MAX_GROUP, Pending, Write};
 
 #[derive(Debug, thiserror::Error)]
