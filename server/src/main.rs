@@ -73,6 +73,14 @@ enum Command {
         /// An open episode idle this long expires (its record stays): `90s`, `30m`, `1h`.
         #[arg(long, env = "AGENTBENCH_EPISODE_TTL", default_value = "1h", value_parser = agentbench_server::parse_duration)]
         episode_ttl: std::time::Duration,
+        /// A step scorer to run off the request path besides the rule scorer (which scores
+        /// every step inline): learned:DIR. Repeatable. Its scores are stored beside each step
+        /// once ready; no step's answer waits for them.
+        #[arg(long = "scorer")]
+        scorers: Vec<String>,
+        /// The sentence encoder's folder, for a learned scorer.
+        #[arg(long, env = "AGENTBENCH_ENCODER", default_value = agentbench_encoder::DEFAULT_DIR)]
+        encoder: std::path::PathBuf,
     },
     /// Load a server and report episode-creation latency, step throughput and latency, and
     /// resident memory per open episode.
@@ -420,7 +428,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_open_episodes,
             max_hot_episodes,
             episode_ttl,
+            scorers,
+            encoder,
         } => {
+            let later = scorers
+                .iter()
+                .map(|spec| {
+                    anyhow::ensure!(
+                        spec != "rules",
+                        "the rule scorer scores every step inline already"
+                    );
+                    prm::scorer(spec, &encoder)
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
             let added = match policies {
                 Some(dir) => AddedPolicies::read(&dir)?,
                 None => AddedPolicies::default(),
@@ -431,7 +451,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 episode_ttl,
                 ..ServeSettings::default()
             };
-            serve(addr, &db, db_sync, &added, settings)?
+            serve(addr, &db, db_sync, &added, settings, later)?
         }
         Command::Bench {
             server,
@@ -813,6 +833,7 @@ fn serve(
     db_sync: DbSync,
     added: &AddedPolicies,
     settings: ServeSettings,
+    later_scorers: Vec<Box<dyn agentbench_scorers::StepScorer>>,
 ) -> anyhow::Result<()> {
     let limits = Limits::default();
     // Forks and restores need instances beyond the hot pool's.
@@ -832,6 +853,7 @@ fn serve(
         let store = Store::open(db, db_sync).await?;
         let app = Arc::new(App::with_builtin_envs(&sandbox, added, settings, store).await?);
         app.sessions.spawn_expiry();
+        app.sessions.score_later(later_scorers);
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;

@@ -32,7 +32,7 @@ pub struct Moment {
 /// What one step did: its record, the episode just before and just after it, and the env's
 /// outcome checks when the step ended the episode. Everything downstream (scorers, the store,
 /// an API's answer) works from this; nothing reaches back into the live episode.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Stepped {
     pub record: StepRecord,
     pub before: Moment,

@@ -8,6 +8,7 @@
 //! one before failed, panicked or was dropped in between) makes the episode cold first, so that
 //! it is replayed from what was recorded.
 
+mod later;
 mod pool;
 mod views;
 
@@ -82,6 +83,8 @@ pub struct Sessions {
     settings: ServeSettings,
     store: Store,
     scorers: Vec<Box<dyn StepScorer>>,
+    /// The scorers that run off the request path, once started (`score_later`).
+    later: std::sync::OnceLock<later::LaterScoring>,
     pool: Pool,
 }
 
@@ -128,6 +131,7 @@ impl Sessions {
             settings,
             store,
             scorers,
+            later: std::sync::OnceLock::new(),
             pool,
         })
     }
@@ -206,14 +210,35 @@ impl Sessions {
             in_sandbox(guard, move |episode| episode.step(action, tokens)).await?;
         let mut stepped = stepped?;
         let instruction = guard.task.get("instruction").and_then(Value::as_str);
-        stepped.record.scores = score_step(
-            &self.scorers,
-            guard.env.manifest(),
-            instruction.unwrap_or_default(),
-            &stepped,
-        );
-        self.record_step(guard, stepped, request.request_id, request.agent)
-            .await
+        let instruction = instruction.unwrap_or_default();
+        stepped.record.scores =
+            score_step(&self.scorers, guard.env.manifest(), instruction, &stepped);
+        let later = self.later.get().map(|later| {
+            let pending = later::Pending {
+                episode: guard.id.clone(),
+                env: guard.env.clone(),
+                instruction: instruction.to_owned(),
+                stepped: stepped.clone(),
+            };
+            (later, pending)
+        });
+        let answer = self
+            .record_step(guard, stepped, request.request_id, request.agent)
+            .await?;
+        if let Some((later, pending)) = later {
+            later.queue(pending);
+        }
+        Ok(answer)
+    }
+
+    /// Scores every step recorded from now on with `scorers` too, off the request path (see
+    /// `later`), on the current tokio runtime. Called once; later calls are ignored.
+    pub fn score_later(&self, scorers: Vec<Box<dyn StepScorer>>) {
+        if scorers.is_empty() {
+            return;
+        }
+        self.later
+            .get_or_init(|| later::LaterScoring::start(scorers, self.store.clone()));
     }
 
     /// The episode locked and hot for a step, or `None` when the step is to be answered from

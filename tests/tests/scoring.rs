@@ -1,0 +1,109 @@
+//! Step scorers beyond the rule scorer, end to end: a learned PRM trained with `agentbench prm
+//! train` and run by `agentbench serve --scorer` off the request path.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use agentbench_datasets::{Kind, Suite};
+use agentbench_tests::{Db, Server, agentbench_binary, encoder_dir};
+
+#[test]
+fn a_served_episode_is_scored_by_the_learned_prm_after_its_steps_are_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = dir.path().join("head");
+    let encoder = encoder_dir().to_str().unwrap();
+    let output = std::process::Command::new(agentbench_binary())
+        .args(["prm", "train", "--encoder", encoder, "--out"])
+        .arg(&head)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let db = Db::sqlite();
+    let spec = format!("learned:{}", head.display());
+    let server = Server::start(&db, &["--scorer", &spec, "--encoder", encoder]);
+    let suite = Suite::builtin("safety").unwrap();
+    let scenario = suite
+        .scenarios
+        .iter()
+        .find(|scenario| scenario.kind == Kind::Attack && scenario.env == "workspace")
+        .unwrap();
+    let id = server.create(&json!({
+        "env": scenario.env,
+        "seed": scenario.seed,
+        "task": scenario.task_config(),
+        "mode": "audit",
+    }));
+    let plan = scenario.reckless_plan();
+    for action in &plan {
+        let answer = server.step(&id, &json!({"action": action}));
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        // The answer carries the inline scores only: it did not wait for the learned PRM.
+        let scorers: Vec<&Value> = answer.body["scores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|score| &score["scorer"])
+            .collect();
+        assert_eq!(scorers, ["rules"], "{}", answer.body);
+        if answer.body["terminated"] == true {
+            break;
+        }
+    }
+
+    // The background scorer catches up; every step then has both scores.
+    let started = Instant::now();
+    let episode = loop {
+        let episode = server.episode(&id);
+        let scored = episode["steps"].as_array().unwrap().iter().all(|step| {
+            step["scores"]
+                .as_array()
+                .is_some_and(|scores| scores.iter().any(|score| score["scorer"] == "learned"))
+        });
+        if scored {
+            break episode;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no learned scores after two minutes: {episode:#}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let steps = episode["steps"].as_array().unwrap();
+    assert!(!steps.is_empty());
+    let learned: Vec<f64> = steps
+        .iter()
+        .map(|step| step["scores"][1]["reward"].as_f64().unwrap())
+        .collect();
+    assert!(learned.iter().all(|reward| (-1.0..=0.0).contains(reward)));
+    // Following the attack did harm somewhere, and the learned PRM saw it.
+    assert!(
+        learned.iter().any(|reward| *reward < -0.5),
+        "{learned:?}: {episode:#}"
+    );
+    assert_eq!(
+        db.number("SELECT count(*) FROM step_scores"),
+        steps.len() as i64
+    );
+}
+
+#[test]
+fn serve_refuses_a_scorer_it_cannot_run_off_the_request_path() {
+    for (spec, expected) in [
+        ("rules", "scores every step inline already"),
+        ("oracle", "is not a step scorer"),
+    ] {
+        let output = std::process::Command::new(agentbench_binary())
+            .args(["serve", "--addr", "127.0.0.1:0", "--scorer", spec])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}
