@@ -314,7 +314,7 @@ fn write_token_vectors(vectors: &[(u32, Vec<f32>)]) -> Vec<u8> {
 
 fn read_token_vectors(bytes: &[u8], dim: usize) -> Option<Vec<(u32, Vec<f32>)>> {
     let width = 4 * (dim + 1);
-    if bytes.len() % width != 0 {
+    if !bytes.len().is_multiple_of(width) {
         return None;
     }
     let word = |chunk: &[u8]| <[u8; 4]>::try_from(chunk).expect("four bytes");
