@@ -51,13 +51,6 @@ pub fn structured(step: &ScoredStep<'_>) -> Vec<f32> {
     let (before, after) = (&step.before.history, &step.after.history);
     let flag = |on: bool| if on { 1.0 } else { 0.0 };
     let status = record.status;
-    let irreversible = match &record.action {
-        Action::Tool { tool, .. } => step
-            .manifest
-            .tool(tool)
-            .is_some_and(|spec| spec.irreversible),
-        _ => false,
-    };
     let ran = matches!(status, Status::Ok | Status::ToolError);
     let mut features = vec![
         flag(status == Status::Ok),
@@ -70,7 +63,7 @@ pub fn structured(step: &ScoredStep<'_>) -> Vec<f32> {
         flag(status == Status::Message),
         flag(status == Status::AskUser),
         flag(status == Status::EnvError),
-        flag(irreversible),
+        flag(step.irreversible()),
         flag(ran && !record.violations.is_empty()),
     ];
     features.extend(EffectKind::ALL.iter().map(|kind| {

@@ -23,7 +23,7 @@ mod reply;
 mod rules;
 
 use agentbench_env_contract::{Manifest, Outcome};
-use agentbench_env_runtime::{Moment, StepRecord, StepScore, Stepped};
+use agentbench_env_runtime::{Action, Moment, StepRecord, StepScore, Stepped};
 
 pub use credit::{discounted_returns, group_normalized, min_returns};
 pub use intervals::{
@@ -66,6 +66,17 @@ impl<'a> ScoredStep<'a> {
             before: &stepped.before,
             after: &stepped.after,
             outcome: stepped.outcome.as_ref(),
+        }
+    }
+
+    /// The step called a tool the manifest marks irreversible (whether or not it ran).
+    pub fn irreversible(&self) -> bool {
+        match &self.record.action {
+            Action::Tool { tool, .. } => self
+                .manifest
+                .tool(tool)
+                .is_some_and(|spec| spec.irreversible),
+            _ => false,
         }
     }
 }

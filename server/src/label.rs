@@ -213,9 +213,31 @@ impl RecordedRun {
     }
 }
 
-/// Labels every episode of `run` with the envs in `envs`. An episode that cannot be labelled
-/// (its scenario is not in the suite, its env is not served, or the replay fails) is returned
-/// apart with the reason; the others are labelled.
+impl RecordedRun {
+    /// Replays one of the run's episodes with the envs in `envs`: its labels and what its steps
+    /// did, with its scenario and env; or why it cannot be replayed (its scenario is not in the
+    /// suite, its env is not served, or the replay fails), naming the episode.
+    pub fn replay<'a>(
+        &'a self,
+        line: &EpisodeLine,
+        envs: &'a BTreeMap<String, Arc<LoadedEnv>>,
+    ) -> Result<(Labelled, &'a Scenario, &'a Arc<LoadedEnv>), String> {
+        let place = format!("{} trial {}", line.scenario, line.trial);
+        let scenario = self
+            .suite
+            .scenario(&line.scenario)
+            .ok_or_else(|| format!("{place}: no such scenario in suite `{}`", self.suite.name))?;
+        let env = envs
+            .get(&scenario.env)
+            .ok_or_else(|| format!("{place}: no env `{}`", scenario.env))?;
+        let labelled = label_trajectory(env, scenario, self.mode, line.trial, &line.actions)
+            .map_err(|error| format!("{place}: the replay failed: {error}"))?;
+        Ok((labelled, scenario, env))
+    }
+}
+
+/// Labels every episode of `run` with the envs in `envs`. An episode that cannot be labelled is
+/// returned apart with the reason (`RecordedRun::replay`); the others are labelled.
 pub fn label_run(
     run: &RecordedRun,
     envs: &BTreeMap<String, Arc<LoadedEnv>>,
@@ -223,21 +245,9 @@ pub fn label_run(
     let mut labelled = Vec::with_capacity(run.episodes.len());
     let mut failed = Vec::new();
     for line in &run.episodes {
-        let place = format!("{} trial {}", line.scenario, line.trial);
-        let Some(scenario) = run.suite.scenario(&line.scenario) else {
-            failed.push(format!(
-                "{place}: no such scenario in suite `{}`",
-                run.suite.name
-            ));
-            continue;
-        };
-        let Some(env) = envs.get(&scenario.env) else {
-            failed.push(format!("{place}: no env `{}`", scenario.env));
-            continue;
-        };
-        match label_trajectory(env, scenario, run.mode, line.trial, &line.actions) {
-            Ok(trajectory) => labelled.push(trajectory.labels),
-            Err(error) => failed.push(format!("{place}: the replay failed: {error}")),
+        match run.replay(line, envs) {
+            Ok((trajectory, _, _)) => labelled.push(trajectory.labels),
+            Err(error) => failed.push(error),
         }
     }
     (labelled, failed)

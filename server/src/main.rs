@@ -340,7 +340,8 @@ enum PrmCommand {
 /// Which labelled trajectories a `prm` command works on, and the encoder a learned scorer uses.
 #[derive(Debug, clap::Args)]
 struct SetArgs {
-    /// The labelled set: baselines (every scenario's reference, and every attack followed).
+    /// The labelled set: baselines (every scenario's reference, and every attack followed) or
+    /// mutations (the references, and the variants of `datasets mutate` played in audit mode).
     #[arg(long, default_value = "baselines", conflicts_with = "labels")]
     set: String,
     /// Labels files written by `agentbench label` (repeatable), instead of a built-in set.
@@ -360,13 +361,14 @@ impl SetArgs {
         if !self.labels.is_empty() {
             return prm::files_set(&self.labels, &suites, &envs, split);
         }
-        anyhow::ensure!(
-            prm::SETS.contains(&self.set.as_str()),
-            "`{}` is not a labelled set (the sets are: {})",
-            self.set,
-            prm::SETS.join(", ")
-        );
-        prm::baselines_set(&suites, &envs, split)
+        match self.set.as_str() {
+            "baselines" => prm::baselines_set(&suites, &envs, split),
+            "mutations" => prm::mutations_set(&suites, &envs, split),
+            other => anyhow::bail!(
+                "`{other}` is not a labelled set (the sets are: {})",
+                prm::SETS.join(", ")
+            ),
+        }
     }
 }
 

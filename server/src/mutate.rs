@@ -241,6 +241,8 @@ fn play_harmful(
                 label: format!("{}{own}", candidate.mutation),
                 point: Some(point),
                 action: Some(candidate.call.action()),
+                plan,
+                at: Some(at),
             };
             report.add_harmful(&variant, judged);
         }
@@ -332,6 +334,8 @@ fn play_leaks(env: &Arc<LoadedEnv>, entry: &Entry<'_>, nth: usize, report: &mut 
             label: format!("own call carrying {} ({})", item.label, item.kind.as_str()),
             point: None,
             action: Some(call.action()),
+            plan,
+            at: Some(step),
         };
         report.add_leak(&variant, judged);
     }
@@ -368,14 +372,15 @@ fn play_benign(
     let reference = &scenario.reference;
     let reads = window(&pool.reads, nth * READS_PER_SCENARIO, READS_PER_SCENARIO);
     for (read, (point, at)) in reads.zip(Point::benign(scenario)) {
-        let plan = variants::inserted(reference, at, read.action());
         let variant = Variant {
             scenario,
             label: "extra read".to_owned(),
             point: Some(point),
             action: Some(read.action()),
+            plan: variants::inserted(reference, at, read.action()),
+            at: Some(at),
         };
-        let mut judged = play_judged(env, scenario, &plan, |played| {
+        let mut judged = play_judged(env, scenario, &variant.plan, |played| {
             variants::judge_benign(&entry.reference, played, Some(at))
         });
         if pool.is_sensitive(read) {
@@ -389,14 +394,15 @@ fn play_benign(
             .is_some_and(|spec| !spec.irreversible)
     };
     if let Some(step_idx) = variants::movable_read(reference, &entry.reference, is_read) {
-        let plan = variants::moved_earlier(reference, step_idx);
         let variant = Variant {
             scenario,
             label: "read moved earlier".to_owned(),
             point: None,
             action: Some(reference[step_idx].clone()),
+            plan: variants::moved_earlier(reference, step_idx),
+            at: step_idx.checked_sub(1),
         };
-        let judged = play_judged(env, scenario, &plan, |played| {
+        let judged = play_judged(env, scenario, &variant.plan, |played| {
             if variants::order_kept(&entry.reference, played, step_idx) {
                 variants::judge_benign(&entry.reference, played, None)
             } else {
@@ -419,8 +425,10 @@ fn play_benign(
             label: "final message rephrased".to_owned(),
             point: None,
             action: Some(rephrased),
+            plan,
+            at: Some(done.len()),
         };
-        let judged = play_judged(env, scenario, &plan, |played| {
+        let judged = play_judged(env, scenario, &variant.plan, |played| {
             variants::judge_benign(&entry.reference, played, None)
         });
         report.add_benign(&variant, judged);

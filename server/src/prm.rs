@@ -32,8 +32,8 @@ use agentbench_scorers::{
 
 use crate::label::{EpisodeLabels, Labelled, label_trajectory};
 
-/// The labelled sets `prm eval` knows.
-pub const SETS: &[&str] = &["baselines"];
+/// The labelled sets `prm eval` and `prm train` know.
+pub const SETS: &[&str] = &["baselines", "mutations"];
 
 /// A step scorer from its spec: `rules`, or `learned:DIR` (a head `prm train` wrote to `DIR`,
 /// over the encoder in `encoder_dir`).
@@ -234,6 +234,78 @@ pub fn baselines_set(
     }
     Ok(LabelledSet {
         name: "baselines".to_owned(),
+        split,
+        trajectories,
+        pairs,
+    })
+}
+
+/// The set `mutations` over the scenarios of `suites` in `split`: every scenario's reference
+/// (enforced) and every variant `agentbench datasets mutate` plays whose change ran (harmful:
+/// an outward or destructive call inserted, or a reference call made to carry a sensitive item;
+/// benign: a read inserted or moved, the final message rephrased), each played in audit mode
+/// so that what a policy would block runs, and labelled exactly. None of these actions was
+/// scripted as an attack. Where a variant's first harmful step is where it parts from the
+/// reference, the reference's step there and the variant's form a pair.
+pub fn mutations_set(
+    suites: &[Suite],
+    envs: &BTreeMap<String, Arc<LoadedEnv>>,
+    split: Split,
+) -> anyhow::Result<LabelledSet> {
+    let report = crate::mutate::mutate(suites, envs, None)?;
+    let scenarios: BTreeMap<&str, &Scenario> = suites
+        .iter()
+        .flat_map(|suite| &suite.scenarios)
+        .filter(|scenario| split.keeps(scenario))
+        .map(|scenario| (scenario.id.as_str(), scenario))
+        .collect();
+    let mut trajectories = Vec::new();
+    let mut references = BTreeMap::new();
+    let play = |scenario: &Scenario, source: &str, mode, actions: &[_]| {
+        let env = env_of(envs, scenario)?;
+        let labelled = label_trajectory(env, scenario, mode, 0, actions)
+            .map_err(|error| anyhow::anyhow!("{}: {source}: {error}", scenario.id))?;
+        anyhow::Ok(Trajectory {
+            env: env.clone(),
+            instruction: scenario.instruction.clone(),
+            labelled,
+        })
+    };
+    for scenario in scenarios.values() {
+        references.insert(scenario.id.as_str(), trajectories.len());
+        trajectories.push(play(
+            scenario,
+            "reference",
+            Mode::Enforce,
+            &scenario.reference,
+        )?);
+    }
+    let mut pairs = Vec::new();
+    for variant in &report.played {
+        let Some(scenario) = scenarios.get(variant.scenario.as_str()) else {
+            continue;
+        };
+        let played = play(scenario, &variant.label, Mode::Audit, &variant.plan)?;
+        let reference = &trajectories[references[scenario.id.as_str()]];
+        if let (Some(at), Some(first)) = (variant.at, played.labels().first_harmful) {
+            let parts_there = at == first
+                && variant.plan.get(..at) == scenario.reference.get(..at)
+                && reference
+                    .labels()
+                    .steps
+                    .get(at)
+                    .is_some_and(|step| !step.harmful);
+            if parts_there {
+                pairs.push(Pair {
+                    safe: (references[scenario.id.as_str()], at),
+                    harmful: (trajectories.len(), at),
+                });
+            }
+        }
+        trajectories.push(played);
+    }
+    Ok(LabelledSet {
+        name: "mutations".to_owned(),
         split,
         trajectories,
         pairs,

@@ -13,7 +13,7 @@ use agentbench_env_runtime::LoadedEnv;
 use agentbench_scorers::{ScoredStep, StepScorer};
 
 use crate::ids::{EpisodeId, RunId};
-use crate::label::{RecordedRun, label_trajectory};
+use crate::label::RecordedRun;
 use crate::prm::Trajectory;
 use crate::store::{ScoreRow, Store};
 
@@ -60,19 +60,8 @@ pub async fn rescore(
             ));
             continue;
         }
-        let Some(scenario) = run.suite.scenario(&line.scenario) else {
-            skipped.push(format!(
-                "{place}: no such scenario in suite `{}`",
-                run.suite.name
-            ));
-            continue;
-        };
-        let Some(env) = envs.get(&scenario.env) else {
-            skipped.push(format!("{place}: no env `{}`", scenario.env));
-            continue;
-        };
-        match label_trajectory(env, scenario, run.mode, line.trial, &line.actions) {
-            Ok(labelled) => {
+        match run.replay(line, envs) {
+            Ok((labelled, scenario, env)) => {
                 trajectories.push(Trajectory {
                     env: env.clone(),
                     instruction: scenario.instruction.clone(),
@@ -80,7 +69,7 @@ pub async fn rescore(
                 });
                 ids.push(id);
             }
-            Err(error) => skipped.push(format!("{place}: the replay failed: {error}")),
+            Err(error) => skipped.push(error),
         }
     }
 

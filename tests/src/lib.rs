@@ -111,6 +111,25 @@ pub fn encoder_dir() -> &'static Path {
     })
 }
 
+/// Trains the learned PRM with `agentbench prm train` (the set `baselines`, split `train`) into
+/// `dir/head`; returns the folder and what the command printed.
+pub fn train_learned_prm(dir: &Path) -> (PathBuf, String) {
+    let head = dir.join("head");
+    let output = Command::new(agentbench_binary())
+        .args(["prm", "train", "--encoder"])
+        .arg(encoder_dir())
+        .arg("--out")
+        .arg(&head)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (head, String::from_utf8(output.stdout).unwrap())
+}
+
 /// The workspace's root: the parent folder of the crate this file is compiled in (`tests/`, or
 /// `server/` for the server's tests).
 fn workspace_root() -> &'static Path {

@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use agentbench_tests::{Db, Server, agentbench_binary, encoder_dir, number_at};
+use agentbench_tests::{Db, Server, agentbench_binary, encoder_dir, number_at, train_learned_prm};
 
 fn agentbench(args: &[&str]) -> Output {
     Command::new(agentbench_binary())
@@ -187,17 +187,8 @@ fn reckless_fails_the_default_gate_with_exit_1() {
 #[test]
 fn rescoring_a_run_stores_a_learned_prms_scores_beside_the_recorded_ones() {
     let dir = tempfile::tempdir().unwrap();
-    let head = dir.path().join("head");
+    let (head, _) = train_learned_prm(dir.path());
     let encoder = encoder_dir().to_str().unwrap();
-    let output = agentbench(&[
-        "prm",
-        "train",
-        "--encoder",
-        encoder,
-        "--out",
-        head.to_str().unwrap(),
-    ]);
-    assert_eq!(code(&output), 0, "{}", explain(&output));
     let spec = format!("learned:{}", head.display());
     for db in [Db::sqlite(), Db::postgres()] {
         let url = db.url();

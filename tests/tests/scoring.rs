@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use agentbench_datasets::{Kind, Suite};
-use agentbench_tests::{Db, Server, agentbench_binary, encoder_dir};
+use agentbench_tests::{Db, Server, agentbench_binary, encoder_dir, train_learned_prm};
 
 #[test]
 fn a_served_episode_is_scored_by_the_learned_prm_after_its_steps_are_answered() {

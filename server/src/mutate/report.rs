@@ -32,6 +32,22 @@ pub struct Report {
     /// Guarded extra reads (see `Benign::guarded`) after which a grader flagged the episode or
     /// the task failed: expected of the rules, listed so that their reach shows.
     pub guarded_flagged: Vec<Finding>,
+    /// Every variant whose change ran, with its whole plan: the labelled set `mutations` of
+    /// `prm eval` replays them.
+    #[serde(skip)]
+    pub played: Vec<PlayedVariant>,
+}
+
+/// A variant whose change ran (not skipped, not a repeat of the reference).
+#[derive(Debug, Clone)]
+pub struct PlayedVariant {
+    pub scenario: String,
+    pub label: String,
+    /// A harmful variant (an inserted or leaking call), or a benign one.
+    pub harmful: bool,
+    /// Where its plan parts from the reference's, when it keeps the reference's steps before.
+    pub at: Option<usize>,
+    pub plan: Vec<Action>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -161,6 +177,9 @@ pub struct Variant<'a> {
     pub label: String,
     pub point: Option<Point>,
     pub action: Option<Action>,
+    /// The actions played, and where they part from the reference's.
+    pub plan: Vec<Action>,
+    pub at: Option<usize>,
 }
 
 impl Variant<'_> {
@@ -173,6 +192,16 @@ impl Variant<'_> {
             action: self.action.clone(),
             class: class.to_owned(),
             reason,
+        }
+    }
+
+    fn played(&self, harmful: bool) -> PlayedVariant {
+        PlayedVariant {
+            scenario: self.scenario.id.clone(),
+            label: self.label.clone(),
+            harmful,
+            at: self.at,
+            plan: self.plan.clone(),
         }
     }
 }
@@ -194,6 +223,8 @@ impl Report {
                 label: "reference".to_owned(),
                 point: None,
                 action: None,
+                plan: Vec::new(),
+                at: None,
             };
             self.false_positives
                 .push(variant.finding("harm on the reference", reason));
@@ -205,6 +236,9 @@ impl Report {
         env.harmful.count(&judged);
         if let Some(Action::Tool { tool, .. }) = &variant.action {
             env.tools.entry(tool.clone()).or_default().count(&judged);
+        }
+        if matches!(judged, Harmful::Caught(_) | Harmful::Missed(_)) {
+            self.played.push(variant.played(true));
         }
         match judged {
             Harmful::Caught(graders) => {
@@ -236,6 +270,7 @@ impl Report {
             *self.skipped.entry(reason).or_default() += 1;
             return;
         }
+        self.played.push(variant.played(false));
         if let Some(why) = judged.guarded {
             tally.guarded += 1;
             if let Some(reason) = judged.false_positive.or(judged.broke_success) {
