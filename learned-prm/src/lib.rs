@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use agentbench_encoder::{Encoder, EncoderError, Encoding};
-use agentbench_scorers::{ScoredStep, StepScorer};
+use agentbench_scorers::{Judgement, ScoredStep, StepScorer};
 
 pub use features::{STRUCTURED, action_text};
 pub use head::{Fit, Head, TrainOptions};
@@ -359,13 +359,9 @@ impl StepScorer for LearnedScorer {
         &self.version
     }
 
-    fn score(&self, step: ScoredStep<'_>) -> (f64, Vec<String>) {
-        self.score_many(&[step]).pop().expect("one step, one score")
-    }
-
-    /// A failure of the encoder or the head (which only a bug causes) scores the steps 0 with
-    /// the label `unscored`.
-    fn score_many(&self, steps: &[ScoredStep<'_>]) -> Vec<(f64, Vec<String>)> {
+    /// A failure of the encoder or the head (which only a bug causes) leaves the steps
+    /// unmeasured.
+    fn score_many(&self, steps: &[ScoredStep<'_>]) -> Vec<Judgement> {
         match self.probabilities(steps) {
             Ok(probabilities) => probabilities
                 .into_iter()
@@ -375,12 +371,12 @@ impl StepScorer for LearnedScorer {
                     } else {
                         Vec::new()
                     };
-                    (-f64::from(p), labels)
+                    Ok((-f64::from(p), labels))
                 })
                 .collect(),
             Err(error) => {
-                let label = format!("unscored: {error}");
-                steps.iter().map(|_| (0.0, vec![label.clone()])).collect()
+                let why = format!("the learned PRM failed: {error}");
+                steps.iter().map(|_| Err(why.clone())).collect()
             }
         }
     }

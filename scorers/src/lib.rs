@@ -93,42 +93,44 @@ pub fn score_step(
     scorers.iter().map(|scorer| scorer.judge(step)).collect()
 }
 
+/// What a scorer made of one step: its reward in [-1, 1] and the labels behind it, or why it
+/// could not judge the step (the step is then unmeasured by it, never scored as safe).
+pub type Judgement = Result<(f64, Vec<String>), String>;
+
 /// A process reward model.
 pub trait StepScorer: Send + Sync + std::fmt::Debug {
     /// The name scores are tagged with (`rules`).
     fn name(&self) -> &str;
     /// Bumped whenever the scale or the rules change.
     fn version(&self) -> &str;
-    /// The step's reward in [-1, 1] and the labels behind it.
-    fn score(&self, step: ScoredStep<'_>) -> (f64, Vec<String>);
-
-    /// Scores many steps at once, in order: a scorer that batches (a learned model) does the
-    /// work together.
-    fn score_many(&self, steps: &[ScoredStep<'_>]) -> Vec<(f64, Vec<String>)> {
-        steps.iter().map(|step| self.score(*step)).collect()
-    }
+    /// Judges many steps at once, in order: a scorer that batches (a learned model, a judge)
+    /// does the work together.
+    fn score_many(&self, steps: &[ScoredStep<'_>]) -> Vec<Judgement>;
 
     /// The score as recorded: tagged with the scorer's name and version.
     fn judge(&self, step: ScoredStep<'_>) -> StepScore {
-        let (reward, labels) = self.score(step);
-        self.recorded(reward, labels)
+        self.judge_many(&[step])
+            .pop()
+            .expect("one step, one judgement")
     }
 
     /// `judge` for many steps, batched as `score_many` batches them.
     fn judge_many(&self, steps: &[ScoredStep<'_>]) -> Vec<StepScore> {
         self.score_many(steps)
             .into_iter()
-            .map(|(reward, labels)| self.recorded(reward, labels))
+            .map(|judgement| {
+                let (reward, labels, unmeasured) = match judgement {
+                    Ok((reward, labels)) => (reward.clamp(-1.0, 1.0), labels, None),
+                    Err(why) => (0.0, Vec::new(), Some(why)),
+                };
+                StepScore {
+                    scorer: self.name().to_owned(),
+                    version: self.version().to_owned(),
+                    reward,
+                    labels,
+                    unmeasured,
+                }
+            })
             .collect()
-    }
-
-    /// A reward and its labels as recorded: clamped, tagged with the scorer's name and version.
-    fn recorded(&self, reward: f64, labels: Vec<String>) -> StepScore {
-        StepScore {
-            scorer: self.name().to_owned(),
-            version: self.version().to_owned(),
-            reward: reward.clamp(-1.0, 1.0),
-            labels,
-        }
     }
 }

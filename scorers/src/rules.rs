@@ -19,7 +19,7 @@
 
 use agentbench_env_runtime::{EffectKind, Status};
 
-use crate::{ScoredStep, StepScorer};
+use crate::{Judgement, ScoredStep, StepScorer};
 
 /// The rule-based step scorer (`rules`).
 #[derive(Debug, Clone, Copy, Default)]
@@ -54,7 +54,17 @@ impl StepScorer for RuleScorer {
         "3"
     }
 
-    fn score(&self, step: ScoredStep<'_>) -> (f64, Vec<String>) {
+    fn score_many(&self, steps: &[ScoredStep<'_>]) -> Vec<Judgement> {
+        steps
+            .iter()
+            .map(|step| Ok(RuleScorer::score(step)))
+            .collect()
+    }
+}
+
+impl RuleScorer {
+    /// The step's reward and labels, by the table.
+    pub fn score(step: &ScoredStep<'_>) -> (f64, Vec<String>) {
         let record = step.record;
         let irreversible = step.irreversible();
         let ran = matches!(record.status, Status::Ok | Status::ToolError);

@@ -11,6 +11,8 @@ CREATE TABLE step_scores (
     reward DOUBLE PRECISION NOT NULL,
     -- What the scorer saw, a JSON array of strings.
     labels TEXT NOT NULL,
+    -- Why the scorer could not judge the step (then `reward` is 0 and means nothing).
+    unmeasured TEXT,
     scored_ms BIGINT NOT NULL,
     PRIMARY KEY (episode_id, idx, scorer, version),
     FOREIGN KEY (episode_id, idx) REFERENCES steps (episode_id, idx)

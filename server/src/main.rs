@@ -746,13 +746,14 @@ fn rescore_run(
     })?;
     println!(
         "rescored {} episodes ({} steps) of run {run} with {} (version {}): mean reward {:.3}, \
-         {} steps below {DEFAULT_FLAG_BELOW}; scored in {:.2} s ({:.0} steps/s)",
+         {} steps below {DEFAULT_FLAG_BELOW}, {} unmeasured; scored in {:.2} s ({:.0} steps/s)",
         rescored.episodes,
         rescored.steps,
         scorer.name(),
         scorer.version(),
         rescored.mean_reward,
         rescored.flagged,
+        rescored.unmeasured,
         rescored.scoring_seconds,
         rescored.steps as f64 / rescored.scoring_seconds.max(1e-9)
     );

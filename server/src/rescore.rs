@@ -24,6 +24,9 @@ pub struct Rescored {
     pub steps: usize,
     /// The steps the scorer put below the flag threshold it was given.
     pub flagged: usize,
+    /// The steps the scorer could not judge.
+    pub unmeasured: usize,
+    /// Over the measured steps.
     pub mean_reward: f64,
     /// Seconds spent scoring (the replays not included).
     pub scoring_seconds: f64,
@@ -77,34 +80,34 @@ pub async fn rescore(
     let steps: Vec<ScoredStep<'_>> = trajectories.iter().flat_map(Trajectory::steps).collect();
     let mut scores = scorer.judge_many(&steps).into_iter();
     let scoring_seconds = started.elapsed().as_secs_f64();
-    let (mut flagged, mut total) = (0, 0.0);
+    let (mut flagged, mut unmeasured, mut total) = (0, 0, 0.0);
     for (trajectory, id) in trajectories.iter().zip(&ids) {
         let rows = scores
             .by_ref()
             .take(trajectory.labelled.stepped.len())
             .enumerate()
             .map(|(index, score)| {
-                flagged += usize::from(score.reward < flag_below);
-                total += score.reward;
-                ScoreRow {
-                    index: index as u32,
-                    labels: serde_json::to_string(&score.labels).expect("labels serialise"),
-                    scorer: score.scorer,
-                    version: score.version,
-                    reward: score.reward,
+                if score.unmeasured.is_some() {
+                    unmeasured += 1;
+                } else {
+                    flagged += usize::from(score.reward < flag_below);
+                    total += score.reward;
                 }
+                ScoreRow::of(index as u32, score)
             })
             .collect();
         store.record_scores(id, rows).await?;
     }
+    let measured = steps.len() - unmeasured;
     Ok(Rescored {
         episodes: trajectories.len(),
         steps: steps.len(),
         flagged,
-        mean_reward: if steps.is_empty() {
+        unmeasured,
+        mean_reward: if measured == 0 {
             0.0
         } else {
-            total / steps.len() as f64
+            total / measured as f64
         },
         scoring_seconds,
         skipped,

@@ -145,6 +145,10 @@ pub struct StepScore {
     /// What the scorer saw in the step (`violation`, `irreversible_without_consent` ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<String>,
+    /// Why the scorer could not judge the step (a model that gave no verdict): the step is
+    /// unmeasured by this scorer, and its `reward` (0) means nothing, neither safe nor unsafe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmeasured: Option<String>,
 }
 
 #[cfg(test)]

@@ -107,13 +107,7 @@ fn score(batch: &[Pending], scorers: &[Box<dyn StepScorer>]) -> BTreeMap<Episode
             by_episode
                 .entry(pending.episode.clone())
                 .or_default()
-                .push(ScoreRow {
-                    index: pending.stepped.record.index,
-                    labels: serde_json::to_string(&score.labels).expect("labels serialise"),
-                    scorer: score.scorer,
-                    version: score.version,
-                    reward: score.reward,
-                });
+                .push(ScoreRow::of(pending.stepped.record.index, score));
         }
     }
     by_episode

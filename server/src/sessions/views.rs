@@ -142,6 +142,7 @@ pub(super) fn add_later_scores(
                 scorer: score.scorer,
                 version: score.version,
                 reward: score.reward,
+                unmeasured: score.unmeasured,
             };
             list.push(serde_json::to_value(score).map_err(SessionError::internal)?);
         }

@@ -121,7 +121,8 @@ impl Store {
     /// The scores given to an episode's steps after the fact, by step, then scorer and version.
     pub async fn scores(&self, episode_id: &EpisodeId) -> Result<Vec<ScoreRow>, StoreError> {
         let rows = sqlx::query(
-            "SELECT idx, scorer, version, reward, labels FROM step_scores WHERE episode_id = $1 \
+            "SELECT idx, scorer, version, reward, labels, unmeasured FROM step_scores \
+             WHERE episode_id = $1 \
              ORDER BY idx, scorer, version",
         )
         .bind(episode_id.as_str())
@@ -135,6 +136,7 @@ impl Store {
                     version: row.try_get(2)?,
                     reward: row.try_get(3)?,
                     labels: row.try_get(4)?,
+                    unmeasured: row.try_get(5)?,
                 })
             })
             .collect()

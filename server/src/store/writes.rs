@@ -24,15 +24,16 @@ const END_EPISODE_WITH_OUTCOME: &str =
 const END_EPISODE: &str = "UPDATE episodes SET state = $1, ended_ms = $2 WHERE id = $3";
 /// A fork's copy of the scores given to its parent's steps after the fact.
 const COPY_SCORES: &str = "INSERT INTO step_scores \
-     (episode_id, idx, scorer, version, reward, labels, scored_ms) \
-     SELECT $1, idx, scorer, version, reward, labels, scored_ms FROM step_scores \
+     (episode_id, idx, scorer, version, reward, labels, unmeasured, scored_ms) \
+     SELECT $1, idx, scorer, version, reward, labels, unmeasured, scored_ms FROM step_scores \
      WHERE episode_id = $2";
 /// A step's score by one scorer version, replacing the one it gave before.
 const UPSERT_SCORE: &str = "INSERT INTO step_scores \
-     (episode_id, idx, scorer, version, reward, labels, scored_ms) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7) \
+     (episode_id, idx, scorer, version, reward, labels, unmeasured, scored_ms) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
      ON CONFLICT (episode_id, idx, scorer, version) \
-     DO UPDATE SET reward = excluded.reward, labels = excluded.labels, scored_ms = excluded.scored_ms";
+     DO UPDATE SET reward = excluded.reward, labels = excluded.labels, \
+     unmeasured = excluded.unmeasured, scored_ms = excluded.scored_ms";
 const DELETE_SCORES: &str = "DELETE FROM step_scores WHERE episode_id = $1";
 const DELETE_STEPS: &str = "DELETE FROM steps WHERE episode_id = $1";
 const DELETE_EPISODE: &str = "DELETE FROM episodes WHERE id = $1";
@@ -83,6 +84,22 @@ pub struct ScoreRow {
     pub reward: f64,
     /// The labels, a JSON array.
     pub labels: String,
+    /// Why the scorer could not judge the step.
+    pub unmeasured: Option<String>,
+}
+
+impl ScoreRow {
+    /// Step `index`'s score as stored.
+    pub fn of(index: u32, score: agentbench_env_runtime::StepScore) -> ScoreRow {
+        ScoreRow {
+            index,
+            labels: serde_json::to_string(&score.labels).expect("labels serialise"),
+            scorer: score.scorer,
+            version: score.version,
+            reward: score.reward,
+            unmeasured: score.unmeasured,
+        }
+    }
 }
 
 /// A write waiting for its commit, and where to answer once it is done.
@@ -171,6 +188,7 @@ impl Write {
                             text(&score.version),
                             Param::Real(score.reward),
                             text(&score.labels),
+                            Param::Text(score.unmeasured.as_deref()),
                             Param::Int(Some(scored_ms)),
                         ];
                         statement(UPSERT_SCORE, params)
