@@ -23,7 +23,7 @@ pub use agentbench_env_contract::ToolSpec;
 pub use agentbench_env_runtime::{Access, Action, Mask, StepRecord};
 
 pub use chat::{ChatError, Sampling, ToolChoice, Transcript};
-pub use openai::{DEFAULT_BASE_URL, MAX_BACKOFF, OpenAiAgent, OpenAiSettings};
+pub use openai::{ChatClient, DEFAULT_BASE_URL, MAX_BACKOFF, OpenAiAgent, OpenAiSettings};
 pub use scripted::{Baseline, RecordedEpisode, Scripted};
 pub use spec::{AGENT_SPECS, AgentSettings, FIRST_BACKOFF, build_agent};
 

@@ -60,9 +60,7 @@ impl std::fmt::Debug for OpenAiSettings {
 #[derive(Debug)]
 pub struct OpenAiAgent {
     name: String,
-    url: String,
-    settings: OpenAiSettings,
-    client: reqwest::Client,
+    client: ChatClient,
     /// How many characters of a conversation the server counts as one prompt token: the
     /// densest it has reported so far (`prompt_density`), which `--context-tokens` fits
     /// conversations by.
@@ -79,25 +77,47 @@ struct Failure {
 
 impl OpenAiAgent {
     pub fn new(settings: OpenAiSettings) -> Result<OpenAiAgent, AgentError> {
+        Ok(OpenAiAgent {
+            name: format!("openai:{}", settings.model),
+            client: ChatClient::new(settings)?,
+            chars_per_token: Mutex::new(DEFAULT_CHARS_PER_TOKEN),
+        })
+    }
+}
+
+/// The HTTP side of a chat-completions endpoint: posts request bodies to
+/// `{base_url}/chat/completions` with the key, retrying what passes with time. Shared by the
+/// agent and by a judge that asks a model about steps.
+#[derive(Debug)]
+pub struct ChatClient {
+    url: String,
+    settings: OpenAiSettings,
+    client: reqwest::Client,
+}
+
+impl ChatClient {
+    pub fn new(settings: OpenAiSettings) -> Result<ChatClient, AgentError> {
         let client = reqwest::Client::builder()
             .connect_timeout(settings.timeout)
             .build()
             .map_err(|error| AgentError::Other(format!("cannot build an HTTP client: {error}")))?;
-        Ok(OpenAiAgent {
-            name: format!("openai:{}", settings.model),
+        Ok(ChatClient {
             url: format!(
                 "{}/chat/completions",
                 settings.base_url.trim_end_matches('/')
             ),
             settings,
             client,
-            chars_per_token: Mutex::new(DEFAULT_CHARS_PER_TOKEN),
         })
+    }
+
+    pub fn settings(&self) -> &OpenAiSettings {
+        &self.settings
     }
 
     /// Posts `body`, retrying connection errors, timeouts, 429 and 5xx with exponential backoff
     /// (or the server's `Retry-After`); returns the reply's JSON.
-    async fn complete(&self, body: &Value) -> Result<Value, AgentError> {
+    pub async fn complete(&self, body: &Value) -> Result<Value, AgentError> {
         let mut backoff = self.settings.first_backoff.min(MAX_BACKOFF);
         let mut retries = 0;
         loop {
@@ -202,13 +222,9 @@ impl Agent for OpenAiAgent {
         Box::pin(async move {
             let started = Instant::now();
             let chars_per_token = *self.chars_per_token.lock().expect("never poisoned");
-            let body = request_body(
-                &view,
-                &self.settings.model,
-                &self.settings.sampling,
-                chars_per_token,
-            );
-            let reply = self.complete(&body).await?;
+            let settings = self.client.settings();
+            let body = request_body(&view, &settings.model, &settings.sampling, chars_per_token);
+            let reply = self.client.complete(&body).await?;
             if let Some(density) = prompt_density(&body, &reply) {
                 let mut chars_per_token = self.chars_per_token.lock().expect("never poisoned");
                 *chars_per_token = chars_per_token.min(density);

@@ -78,9 +78,8 @@ enum Command {
         /// once ready; no step's answer waits for them.
         #[arg(long = "scorer")]
         scorers: Vec<String>,
-        /// The sentence encoder's folder, for a learned scorer.
-        #[arg(long, env = "AGENTBENCH_ENCODER", default_value = agentbench_encoder::DEFAULT_DIR)]
-        encoder: std::path::PathBuf,
+        #[command(flatten)]
+        scoring: ScorerArgs,
     },
     /// Load a server and report episode-creation latency, step throughput and latency, and
     /// resident memory per open episode.
@@ -144,9 +143,8 @@ enum Command {
         scorer: String,
         #[arg(long, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
         db: String,
-        /// The sentence encoder's folder, for a learned scorer.
-        #[arg(long, env = "AGENTBENCH_ENCODER", default_value = agentbench_encoder::DEFAULT_DIR)]
-        encoder: std::path::PathBuf,
+        #[command(flatten)]
+        scoring: ScorerArgs,
     },
     /// Work with step scorers (process reward models).
     Prm {
@@ -299,11 +297,14 @@ enum PrmCommand {
     /// How well a step scorer finds harm, against exact step labels: first-harmful-step
     /// accuracy and F1, step AUROC, and pairwise accuracy (see the README).
     Eval {
-        /// The step scorer: rules, or learned:DIR (a head `prm train` wrote to DIR).
+        /// The step scorer: rules, learned:DIR (a head `prm train` wrote to DIR), or
+        /// judge:openai:MODEL.
         #[arg(long, default_value = "rules")]
         scorer: String,
         #[command(flatten)]
         set: SetArgs,
+        #[command(flatten)]
+        scoring: ScorerArgs,
         /// The scenarios measured: test (a third of the scenario families, held out of
         /// training), train, or all.
         #[arg(long, default_value = "test")]
@@ -327,6 +328,9 @@ enum PrmCommand {
         /// The folder the head is written to (`head.json`).
         #[arg(long)]
         out: std::path::PathBuf,
+        /// The sentence encoder's folder (encoder/setup.sh downloads it).
+        #[arg(long, env = "AGENTBENCH_ENCODER", default_value = agentbench_encoder::DEFAULT_DIR)]
+        encoder: std::path::PathBuf,
         /// Passes over the training steps.
         #[arg(long, default_value_t = TrainOptions::default().epochs)]
         epochs: usize,
@@ -337,7 +341,7 @@ enum PrmCommand {
     },
 }
 
-/// Which labelled trajectories a `prm` command works on, and the encoder a learned scorer uses.
+/// Which labelled trajectories a `prm` command works on.
 #[derive(Debug, clap::Args)]
 struct SetArgs {
     /// The labelled set: baselines (every scenario's reference, and every attack followed) or
@@ -349,9 +353,32 @@ struct SetArgs {
     labels: Vec<std::path::PathBuf>,
     /// Built-in suite names or suite folders; every built-in suite when none is given.
     suites: Vec<String>,
-    /// The sentence encoder's folder (encoder/setup.sh downloads it).
+}
+
+/// What building a step scorer from its spec may need (`prm::ScorerSettings`).
+#[derive(Debug, clap::Args)]
+struct ScorerArgs {
+    /// The sentence encoder's folder, for a learned scorer (encoder/setup.sh downloads it).
     #[arg(long, env = "AGENTBENCH_ENCODER", default_value = agentbench_encoder::DEFAULT_DIR)]
     encoder: std::path::PathBuf,
+    /// The OpenAI-compatible API root a judge:openai:MODEL scorer asks; its key is read from
+    /// AGENTBENCH_JUDGE_API_KEY.
+    #[arg(long, env = "AGENTBENCH_JUDGE_BASE_URL", default_value = agentbench_agents::DEFAULT_BASE_URL)]
+    judge_base_url: String,
+    /// Judge requests in flight at once.
+    #[arg(long, default_value_t = 4)]
+    judge_concurrency: usize,
+}
+
+impl ScorerArgs {
+    fn settings(self) -> prm::ScorerSettings {
+        prm::ScorerSettings {
+            encoder: self.encoder,
+            judge_base_url: self.judge_base_url,
+            judge_api_key: std::env::var("AGENTBENCH_JUDGE_API_KEY").ok(),
+            judge_concurrency: self.judge_concurrency,
+        }
+    }
 }
 
 impl SetArgs {
@@ -431,8 +458,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_hot_episodes,
             episode_ttl,
             scorers,
-            encoder,
+            scoring,
         } => {
+            let scoring = scoring.settings();
             let later = scorers
                 .iter()
                 .map(|spec| {
@@ -440,7 +468,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         spec != "rules",
                         "the rule scorer scores every step inline already"
                     );
-                    prm::scorer(spec, &encoder)
+                    prm::scorer(spec, &scoring)
                 })
                 .collect::<anyhow::Result<Vec<_>>>()?;
             let added = match policies {
@@ -492,28 +520,30 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             run,
             scorer,
             db,
-            encoder,
-        } => return rescore_run(&run, &scorer, &db, &encoder),
+            scoring,
+        } => return rescore_run(&run, &scorer, &db, &scoring.settings()),
         Command::Prm {
             command:
                 PrmCommand::Eval {
                     scorer,
                     set,
+                    scoring,
                     split,
                     threshold,
                     json,
                 },
-        } => prm_eval(&scorer, set, split, threshold, json)?,
+        } => prm_eval(&scorer, set, &scoring.settings(), split, threshold, json)?,
         Command::Prm {
             command:
                 PrmCommand::Train {
                     set,
                     split,
                     out,
+                    encoder,
                     epochs,
                     encoding,
                 },
-        } => prm_train(set, split, &out, epochs, encoding)?,
+        } => prm_train(set, split, &out, &encoder, epochs, encoding)?,
         Command::Agent {
             command:
                 AgentCommand::Serve {
@@ -624,11 +654,12 @@ fn validate_suites(suites: Vec<String>) -> anyhow::Result<()> {
 fn prm_eval(
     spec: &str,
     set: SetArgs,
+    scoring: &prm::ScorerSettings,
     split: prm::Split,
     threshold: f64,
     json: bool,
 ) -> anyhow::Result<()> {
-    let scorer = prm::scorer(spec, &set.encoder)?;
+    let scorer = prm::scorer(spec, scoring)?;
     let set = set.load(split)?;
     let started = std::time::Instant::now();
     let rewards = set.rewards(scorer.as_ref());
@@ -654,10 +685,11 @@ fn prm_train(
     set: SetArgs,
     split: prm::Split,
     out: &std::path::Path,
+    encoder: &std::path::Path,
     epochs: usize,
     encoding: agentbench_encoder::Encoding,
 ) -> anyhow::Result<()> {
-    let encoder = prm::load_encoder(&set.encoder)?;
+    let encoder = prm::load_encoder(encoder)?;
     let set = set.load(split)?;
     let options = TrainOptions {
         epochs,
@@ -728,26 +760,23 @@ fn rescore_run(
     run: &str,
     spec: &str,
     db: &str,
-    encoder: &std::path::Path,
+    scoring: &prm::ScorerSettings,
 ) -> anyhow::Result<ExitCode> {
-    let scorer = prm::scorer(spec, encoder)?;
+    use agentbench_server::rescore;
+    let scorer = prm::scorer(spec, scoring)?;
     let envs = agentbench_server::builtin::default_runtime_envs()?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let rescored = runtime.block_on(async {
+    let (store, replayed) = runtime.block_on(async {
         let store = Store::open(db, DbSync::Normal).await?;
-        agentbench_server::rescore::rescore(
-            &store,
-            &run.into(),
-            scorer.as_ref(),
-            &envs,
-            DEFAULT_FLAG_BELOW,
-        )
-        .await
+        let replayed = rescore::replayed(&store, &run.into(), &envs).await?;
+        anyhow::Ok((store, replayed))
     })?;
+    // Off the runtime: a judge blocks on its own.
+    let rescored = rescore::score(&replayed, scorer.as_ref(), DEFAULT_FLAG_BELOW);
     println!(
         "rescored {} episodes ({} steps) of run {run} with {} (version {}): mean reward {:.3}, \
          {} steps below {DEFAULT_FLAG_BELOW}, {} unmeasured; scored in {:.2} s ({:.0} steps/s)",
-        rescored.episodes,
+        replayed.episodes.len(),
         rescored.steps,
         scorer.name(),
         scorer.version(),
@@ -757,11 +786,12 @@ fn rescore_run(
         rescored.scoring_seconds,
         rescored.steps as f64 / rescored.scoring_seconds.max(1e-9)
     );
-    if rescored.skipped.is_empty() {
+    runtime.block_on(rescore::store(&store, rescored))?;
+    if replayed.skipped.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    eprintln!("{} episodes not rescored:", rescored.skipped.len());
-    for reason in &rescored.skipped {
+    eprintln!("{} episodes not rescored:", replayed.skipped.len());
+    for reason in &replayed.skipped {
         eprintln!("  {reason}");
     }
     Ok(ExitCode::from(2))

@@ -16,15 +16,17 @@
 //! (`Split`): the test split holds a third of the scenario families out of training.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
 use serde::Serialize;
 
+use agentbench_agents::{FIRST_BACKOFF, OpenAiSettings, Sampling};
 use agentbench_datasets::{Kind, Scenario, Suite};
 use agentbench_encoder::Encoder;
 use agentbench_env_runtime::{LoadedEnv, Mode};
+use agentbench_judge_prm::JudgeScorer;
 use agentbench_learned_prm::{Example, LearnedScorer, TrainOptions};
 use agentbench_scorers::{
     FirstHarm, RuleScorer, ScoredStep, StepScorer, auroc, first_flagged, pairwise_accuracy, wilson,
@@ -35,17 +37,61 @@ use crate::label::{EpisodeLabels, Labelled, label_trajectory};
 /// The labelled sets `prm eval` and `prm train` know.
 pub const SETS: &[&str] = &["baselines", "mutations"];
 
-/// A step scorer from its spec: `rules`, or `learned:DIR` (a head `prm train` wrote to `DIR`,
-/// over the encoder in `encoder_dir`).
-pub fn scorer(spec: &str, encoder_dir: &Path) -> anyhow::Result<Box<dyn StepScorer>> {
+/// What building a step scorer from its spec may need.
+#[derive(Debug, Clone)]
+pub struct ScorerSettings {
+    /// The sentence encoder's folder, for `learned:DIR`.
+    pub encoder: PathBuf,
+    /// The API root a `judge:openai:MODEL` asks (`http://127.0.0.1:8000/v1`).
+    pub judge_base_url: String,
+    /// Sent to the judge's endpoint as a bearer token.
+    pub judge_api_key: Option<String>,
+    /// Judge requests in flight at once.
+    pub judge_concurrency: usize,
+}
+
+/// A step scorer from its spec: `rules`; `learned:DIR` (a head `prm train` wrote to `DIR`, over
+/// the encoder `settings` names); or `judge:openai:MODEL` (the model behind the
+/// OpenAI-compatible endpoint `settings` names).
+pub fn scorer(spec: &str, settings: &ScorerSettings) -> anyhow::Result<Box<dyn StepScorer>> {
     if spec == "rules" {
         return Ok(Box::new(RuleScorer));
     }
     if let Some(dir) = spec.strip_prefix("learned:") {
-        return Ok(Box::new(LearnedScorer::load(Path::new(dir), encoder_dir)?));
+        return Ok(Box::new(LearnedScorer::load(
+            Path::new(dir),
+            &settings.encoder,
+        )?));
     }
-    anyhow::bail!("`{spec}` is not a step scorer (the scorers are: rules, learned:DIR)")
+    if let Some(model) = spec.strip_prefix("judge:openai:") {
+        anyhow::ensure!(
+            !model.is_empty(),
+            "`{spec}` names no model: judge:openai:MODEL"
+        );
+        let judge = OpenAiSettings {
+            model: model.to_owned(),
+            base_url: settings.judge_base_url.clone(),
+            api_key: settings.judge_api_key.clone(),
+            timeout: JUDGE_TIMEOUT,
+            max_retries: JUDGE_RETRIES,
+            first_backoff: FIRST_BACKOFF,
+            sampling: Sampling::default(),
+        };
+        return Ok(Box::new(JudgeScorer::new(
+            judge,
+            settings.judge_concurrency,
+        )?));
+    }
+    anyhow::bail!(
+        "`{spec}` is not a step scorer (the scorers are: rules, learned:DIR, judge:openai:MODEL)"
+    )
 }
+
+/// How long one judge request may take.
+const JUDGE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Retries of a judge request that failed in passing (connection, timeout, 429, 5xx).
+const JUDGE_RETRIES: u32 = 3;
 
 /// The sentence encoder in `dir`.
 pub fn load_encoder(dir: &Path) -> anyhow::Result<Arc<Encoder>> {

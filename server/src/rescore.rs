@@ -4,6 +4,9 @@
 //! batch, and the scores are stored beside the step records (`Store::record_scores`), one row
 //! per step and scorer version: the run keeps every scorer's scores side by side, and the
 //! episode's API view and page show them after the scores the steps were recorded with.
+//!
+//! The three stages are apart because scoring blocks (a judge waits on its model): `recorded`
+//! and `store` run on an async runtime, `score` off it.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,10 +20,18 @@ use crate::label::RecordedRun;
 use crate::prm::Trajectory;
 use crate::store::{ScoreRow, Store};
 
-/// What `rescore` did.
+/// A run's episodes replayed for scoring, and those that could not be, with why.
+#[derive(Debug)]
+pub struct Replayed {
+    pub episodes: Vec<(EpisodeId, Trajectory)>,
+    pub skipped: Vec<String>,
+}
+
+/// What `score` made of a run.
 #[derive(Debug)]
 pub struct Rescored {
-    pub episodes: usize,
+    /// Each episode's scores, to store.
+    pub scores: Vec<(EpisodeId, Vec<ScoreRow>)>,
     pub steps: usize,
     /// The steps the scorer put below the flag threshold it was given.
     pub flagged: usize,
@@ -28,24 +39,18 @@ pub struct Rescored {
     pub unmeasured: usize,
     /// Over the measured steps.
     pub mean_reward: f64,
-    /// Seconds spent scoring (the replays not included).
     pub scoring_seconds: f64,
-    /// The episodes that could not be rescored, with why.
-    pub skipped: Vec<String>,
 }
 
-/// Scores every episode of run `run_id` in `store` with `scorer`, counting a step below
-/// `flag_below` as flagged.
-pub async fn rescore(
+/// Replays every episode of run `run_id` in `store` with the envs in `envs`. An episode whose
+/// steps this database does not hold (a run played against another server) is skipped.
+pub async fn replayed(
     store: &Store,
     run_id: &RunId,
-    scorer: &dyn StepScorer,
     envs: &BTreeMap<String, Arc<LoadedEnv>>,
-    flag_below: f64,
-) -> anyhow::Result<Rescored> {
+) -> anyhow::Result<Replayed> {
     let run = RecordedRun::from_store(store, run_id).await?;
-    let mut trajectories = Vec::new();
-    let mut ids = Vec::new();
+    let mut episodes = Vec::new();
     let mut skipped = Vec::new();
     for line in &run.episodes {
         let place = format!("{} trial {}", line.scenario, line.trial);
@@ -64,43 +69,56 @@ pub async fn rescore(
             continue;
         }
         match run.replay(line, envs) {
-            Ok((labelled, scenario, env)) => {
-                trajectories.push(Trajectory {
+            Ok((labelled, scenario, env)) => episodes.push((
+                id,
+                Trajectory {
                     env: env.clone(),
                     instruction: scenario.instruction.clone(),
                     labelled,
-                });
-                ids.push(id);
-            }
+                },
+            )),
             Err(error) => skipped.push(error),
         }
     }
+    Ok(Replayed { episodes, skipped })
+}
 
+/// Scores every step of `replayed` with `scorer` in one batch, counting a step below
+/// `flag_below` as flagged. Blocks while the scorer works: call it off async workers.
+pub fn score(replayed: &Replayed, scorer: &dyn StepScorer, flag_below: f64) -> Rescored {
     let started = Instant::now();
-    let steps: Vec<ScoredStep<'_>> = trajectories.iter().flat_map(Trajectory::steps).collect();
-    let mut scores = scorer.judge_many(&steps).into_iter();
+    let steps: Vec<ScoredStep<'_>> = replayed
+        .episodes
+        .iter()
+        .flat_map(|(_, trajectory)| trajectory.steps())
+        .collect();
+    let mut judged = scorer.judge_many(&steps).into_iter();
     let scoring_seconds = started.elapsed().as_secs_f64();
     let (mut flagged, mut unmeasured, mut total) = (0, 0, 0.0);
-    for (trajectory, id) in trajectories.iter().zip(&ids) {
-        let rows = scores
-            .by_ref()
-            .take(trajectory.labelled.stepped.len())
-            .enumerate()
-            .map(|(index, score)| {
-                if score.unmeasured.is_some() {
-                    unmeasured += 1;
-                } else {
-                    flagged += usize::from(score.reward < flag_below);
-                    total += score.reward;
-                }
-                ScoreRow::of(index as u32, score)
-            })
-            .collect();
-        store.record_scores(id, rows).await?;
-    }
+    let scores = replayed
+        .episodes
+        .iter()
+        .map(|(id, trajectory)| {
+            let rows = judged
+                .by_ref()
+                .take(trajectory.labelled.stepped.len())
+                .enumerate()
+                .map(|(index, score)| {
+                    if score.unmeasured.is_some() {
+                        unmeasured += 1;
+                    } else {
+                        flagged += usize::from(score.reward < flag_below);
+                        total += score.reward;
+                    }
+                    ScoreRow::of(index as u32, score)
+                })
+                .collect();
+            (id.clone(), rows)
+        })
+        .collect();
     let measured = steps.len() - unmeasured;
-    Ok(Rescored {
-        episodes: trajectories.len(),
+    Rescored {
+        scores,
         steps: steps.len(),
         flagged,
         unmeasured,
@@ -110,6 +128,13 @@ pub async fn rescore(
             total / measured as f64
         },
         scoring_seconds,
-        skipped,
-    })
+    }
+}
+
+/// Stores what `score` gave.
+pub async fn store(store: &Store, rescored: Rescored) -> anyhow::Result<()> {
+    for (id, rows) in rescored.scores {
+        store.record_scores(&id, rows).await?;
+    }
+    Ok(())
 }

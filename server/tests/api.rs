@@ -22,7 +22,7 @@ use tower::ServiceExt as _;
 
 use agentbench_env_runtime::{Action, LoadedEnv};
 use agentbench_sandbox::{Limits, Sandbox};
-use agentbench_scorers::{RuleScorer, ScoredStep, StepScorer};
+use agentbench_scorers::{Judgement, RuleScorer, ScoredStep, StepScorer};
 use agentbench_server::store::{DbSync, Store};
 use agentbench_server::{App, ServeSettings, router};
 
@@ -279,13 +279,15 @@ impl StepScorer for PanicsOnce {
         "1"
     }
 
-    fn score(&self, step: ScoredStep<'_>) -> (f64, Vec<String>) {
-        let calls_tool =
-            matches!(&step.record.action, Action::Tool { tool, .. } if tool == self.tool);
-        if calls_tool && !self.panicked.swap(true, Ordering::Relaxed) {
-            panic!("a scorer bug");
+    fn score_many(&self, steps: &[ScoredStep<'_>]) -> Vec<Judgement> {
+        for step in steps {
+            let calls_tool =
+                matches!(&step.record.action, Action::Tool { tool, .. } if tool == self.tool);
+            if calls_tool && !self.panicked.swap(true, Ordering::Relaxed) {
+                panic!("a scorer bug");
+            }
         }
-        (0.0, Vec::new())
+        steps.iter().map(|_| Ok((0.0, Vec::new()))).collect()
     }
 }
 

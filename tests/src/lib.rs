@@ -130,6 +130,52 @@ pub fn train_learned_prm(dir: &Path) -> (PathBuf, String) {
     (head, String::from_utf8(output.stdout).unwrap())
 }
 
+/// `agentbench agent serve --baseline BASELINE` on a free loopback port: a scripted baseline
+/// behind a real OpenAI-compatible endpoint. Killed when dropped.
+#[derive(Debug)]
+pub struct AgentServer {
+    child: Child,
+    /// The API root, `http://127.0.0.1:PORT/v1`.
+    pub base_url: String,
+}
+
+impl AgentServer {
+    pub fn start(baseline: &str) -> AgentServer {
+        let mut child = Command::new(agentbench_binary())
+            .args([
+                "agent",
+                "serve",
+                "--baseline",
+                baseline,
+                "--addr",
+                "127.0.0.1:0",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let addr = agentbench_server::read_listening_address(&mut stderr, |_| {})
+            .unwrap()
+            .expect("the agent server listens");
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            let _ = stderr.read_to_string(&mut sink);
+        });
+        AgentServer {
+            child,
+            base_url: format!("http://{addr}/v1"),
+        }
+    }
+}
+
+impl Drop for AgentServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// The workspace's root: the parent folder of the crate this file is compiled in (`tests/`, or
 /// `server/` for the server's tests).
 fn workspace_root() -> &'static Path {

@@ -6,7 +6,9 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use agentbench_tests::{Db, Server, agentbench_binary, encoder_dir, number_at, train_learned_prm};
+use agentbench_tests::{
+    AgentServer, Db, Server, agentbench_binary, encoder_dir, number_at, train_learned_prm,
+};
 
 fn agentbench(args: &[&str]) -> Output {
     Command::new(agentbench_binary())
@@ -531,25 +533,9 @@ fn a_run_against_a_remote_server_records_its_episodes_there() {
 /// does in process.
 #[test]
 fn the_openai_agent_against_a_served_oracle_passes_the_default_gate() {
-    let mut child = Command::new(agentbench_binary())
-        .args([
-            "agent",
-            "serve",
-            "--baseline",
-            "oracle",
-            "--addr",
-            "127.0.0.1:0",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let addr = agentbench_server::read_listening_address(&mut stderr, |_| {})
-        .unwrap()
-        .expect("the agent server listens");
+    let server = AgentServer::start("oracle");
     let dir = tempfile::tempdir().unwrap();
-    let base_url = format!("http://{addr}/v1");
+    let base_url = server.base_url.clone();
     let sampling = [
         "--base-url",
         &base_url,
@@ -561,8 +547,7 @@ fn the_openai_agent_against_a_served_oracle_passes_the_default_gate() {
         "7",
     ];
     let output = run_baseline(dir.path(), "openai:oracle", &sampling);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(server);
     assert_eq!(code(&output), 0, "{}", explain(&output));
     let report = read_json(&dir.path().join("openai:oracle/report.json"));
     assert_eq!(report["metrics"]["unmeasured"], 0);

@@ -1,28 +1,21 @@
 //! Step scorers beyond the rule scorer, end to end: a learned PRM trained with `agentbench prm
-//! train` and run by `agentbench serve --scorer` off the request path.
+//! train` and run by `agentbench serve --scorer` off the request path, and a judge PRM asking a
+//! real OpenAI-compatible server.
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use agentbench_datasets::{Kind, Suite};
-use agentbench_tests::{Db, Server, agentbench_binary, encoder_dir, train_learned_prm};
+use agentbench_tests::{
+    AgentServer, Db, Server, agentbench_binary, encoder_dir, train_learned_prm,
+};
 
 #[test]
 fn a_served_episode_is_scored_by_the_learned_prm_after_its_steps_are_answered() {
     let dir = tempfile::tempdir().unwrap();
-    let head = dir.path().join("head");
+    let (head, _) = train_learned_prm(dir.path());
     let encoder = encoder_dir().to_str().unwrap();
-    let output = std::process::Command::new(agentbench_binary())
-        .args(["prm", "train", "--encoder", encoder, "--out"])
-        .arg(&head)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
 
     let db = Db::sqlite();
     let spec = format!("learned:{}", head.display());
@@ -106,4 +99,90 @@ fn serve_refuses_a_scorer_it_cannot_run_off_the_request_path() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(expected), "{stderr}");
     }
+}
+
+/// `agentbench agent serve` is a real OpenAI-compatible server, but a scripted baseline, not a
+/// judge: it answers the judge's questions with a 400 (no scenario has that instruction). Every
+/// step must then be unmeasured by the judge, with the server's reason, and none counted safe.
+#[test]
+fn a_judge_that_gets_no_verdicts_leaves_every_step_unmeasured_never_safe() {
+    let server = AgentServer::start("oracle");
+    let output = std::process::Command::new(agentbench_binary())
+        .args([
+            "prm",
+            "eval",
+            "--scorer",
+            "judge:openai:oracle",
+            "--judge-base-url",
+        ])
+        .arg(&server.base_url)
+        .args(["--json", "safety"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["scorer"], "judge");
+    assert_eq!(report["version"], "1:oracle");
+    assert!(report["steps"].as_u64().unwrap() > 100, "{report:#}");
+    assert_eq!(report["unmeasured_steps"], report["steps"], "{report:#}");
+    // Nothing measured, so nothing to report: no accuracy, no AUROC, no pairs.
+    for key in [
+        "first_harm_accuracy_harmful",
+        "first_harm_accuracy_safe",
+        "first_harm_f1",
+        "step_auroc",
+        "pairwise_accuracy",
+    ] {
+        assert!(report[key].is_null(), "{key}: {report:#}");
+    }
+    assert_eq!(report["pairs"], 0);
+
+    // Rescoring a run with it stores every step as unmeasured, with why.
+    let db = Db::sqlite();
+    let url = db.url();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = std::process::Command::new(agentbench_binary())
+        .args([
+            "run", "--suite", "safety", "--agent", "oracle", "--limit", "4", "--db", &url,
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_ne!(
+        run.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let output = std::process::Command::new(agentbench_binary())
+        .args(["rescore", "--run", report["run"]["id"].as_str().unwrap()])
+        .args([
+            "--scorer",
+            "judge:openai:oracle",
+            "--db",
+            &url,
+            "--judge-base-url",
+        ])
+        .arg(&server.base_url)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let steps = db.number("SELECT count(*) FROM steps");
+    assert!(steps > 0);
+    assert_eq!(
+        db.number("SELECT count(*) FROM step_scores WHERE unmeasured LIKE '%400%'"),
+        steps
+    );
 }
