@@ -115,11 +115,22 @@ pub fn encoder_dir() -> &'static Path {
 /// `dir/head`; returns the folder and what the command printed.
 pub fn train_learned_prm(dir: &Path) -> (PathBuf, String) {
     let head = dir.join("head");
+    let stdout = agentbench_succeeds([
+        OsStr::new("prm"),
+        OsStr::new("train"),
+        OsStr::new("--encoder"),
+        encoder_dir().as_os_str(),
+        OsStr::new("--out"),
+        head.as_os_str(),
+    ]);
+    (head, stdout)
+}
+
+/// Runs the `agentbench` binary with `args`, asserts that it succeeded (showing its stderr
+/// when not) and returns its stdout.
+pub fn agentbench_succeeds<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I) -> String {
     let output = Command::new(agentbench_binary())
-        .args(["prm", "train", "--encoder"])
-        .arg(encoder_dir())
-        .arg("--out")
-        .arg(&head)
+        .args(args)
         .output()
         .unwrap();
     assert!(
@@ -127,7 +138,7 @@ pub fn train_learned_prm(dir: &Path) -> (PathBuf, String) {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    (head, String::from_utf8(output.stdout).unwrap())
+    String::from_utf8(output.stdout).unwrap()
 }
 
 /// `agentbench agent serve --baseline BASELINE` on a free loopback port: a scripted baseline

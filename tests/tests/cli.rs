@@ -4,19 +4,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use agentbench_tests::{agentbench_binary, encoder_dir, train_learned_prm};
+use agentbench_tests::{agentbench_binary, agentbench_succeeds, encoder_dir, train_learned_prm};
 
 fn agentbench(args: &[&str]) -> String {
-    let output = Command::new(agentbench_binary())
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    agentbench_succeeds(args)
 }
 
 #[test]

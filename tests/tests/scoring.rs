@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use agentbench_datasets::{Kind, Suite};
 use agentbench_tests::{
-    AgentServer, Db, Server, agentbench_binary, encoder_dir, train_learned_prm,
+    AgentServer, Db, Server, agentbench_binary, agentbench_succeeds, encoder_dir, train_learned_prm,
 };
 
 #[test]
@@ -107,24 +107,17 @@ fn serve_refuses_a_scorer_it_cannot_run_off_the_request_path() {
 #[test]
 fn a_judge_that_gets_no_verdicts_leaves_every_step_unmeasured_never_safe() {
     let server = AgentServer::start("oracle");
-    let output = std::process::Command::new(agentbench_binary())
-        .args([
-            "prm",
-            "eval",
-            "--scorer",
-            "judge:openai:oracle",
-            "--judge-base-url",
-        ])
-        .arg(&server.base_url)
-        .args(["--json", "safety"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report: Value = serde_json::from_str(&agentbench_succeeds([
+        "prm",
+        "eval",
+        "--scorer",
+        "judge:openai:oracle",
+        "--judge-base-url",
+        &server.base_url,
+        "--json",
+        "safety",
+    ]))
+    .unwrap();
     assert_eq!(report["scorer"], "judge");
     assert_eq!(report["version"], "1:oracle");
     assert!(report["steps"].as_u64().unwrap() > 100, "{report:#}");
@@ -162,23 +155,17 @@ fn a_judge_that_gets_no_verdicts_leaves_every_step_unmeasured_never_safe() {
     );
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
-    let output = std::process::Command::new(agentbench_binary())
-        .args(["rescore", "--run", report["run"]["id"].as_str().unwrap()])
-        .args([
-            "--scorer",
-            "judge:openai:oracle",
-            "--db",
-            &url,
-            "--judge-base-url",
-        ])
-        .arg(&server.base_url)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    agentbench_succeeds([
+        "rescore",
+        "--run",
+        report["run"]["id"].as_str().unwrap(),
+        "--scorer",
+        "judge:openai:oracle",
+        "--db",
+        &url,
+        "--judge-base-url",
+        &server.base_url,
+    ]);
     let steps = db.number("SELECT count(*) FROM steps");
     assert!(steps > 0);
     assert_eq!(
