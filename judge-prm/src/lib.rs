@@ -7,8 +7,8 @@
 //!
 //! The reply is constrained to the verdict's JSON Schema: by OpenAI's structured outputs
 //! (`response_format` of type `json_schema`, which OpenAI, vLLM and llama.cpp's server take), or,
-//! once a server refuses that type with a 400 that names `response_format` (llama-cpp-python
-//! does), by `json_object` with the schema beside it, as llama-cpp-python reads it.
+//! once a server refuses that type with an error that names `response_format` (llama-cpp-python
+//! answers 500), by `json_object` with the schema beside it, as llama-cpp-python reads it.
 //!
 //! Requests go through the agent's client (`ChatClient`: timeouts, retries with backoff on
 //! connection errors, 429 and 5xx). A reply that holds no verdict is asked again once; a step
@@ -97,8 +97,9 @@ impl JudgeScorer {
             body["response_format"] = response_format(in_object);
             let reply = match self.client.complete(&body).await {
                 Ok(reply) => reply,
-                Err(AgentError::Http { status: 400, body })
-                    if !in_object && body.contains("response_format") =>
+                // llama-cpp-python refuses `json_schema` with a 500 that names the field.
+                Err(AgentError::Http { status, body })
+                    if !in_object && status >= 400 && body.contains("response_format") =>
                 {
                     self.schema_in_json_object.store(true, Ordering::Relaxed);
                     continue;
