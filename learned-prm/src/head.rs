@@ -64,7 +64,7 @@ impl Head {
             return Ok(Vec::new());
         }
         let x = Tensor::from_slice(rows, (n, self.inputs), &Device::Cpu)?;
-        let logits = self.logits(
+        let logits = logits(
             &x,
             &Tensor::from_slice(&self.w1, (self.inputs, self.hidden), &Device::Cpu)?,
             &Tensor::from_slice(&self.b1, self.hidden, &Device::Cpu)?,
@@ -72,21 +72,6 @@ impl Head {
             &Tensor::new(&[self.b2], &Device::Cpu)?,
         )?;
         candle_nn::ops::sigmoid(&logits)?.flatten_all()?.to_vec1()
-    }
-
-    fn logits(
-        &self,
-        x: &Tensor,
-        w1: &Tensor,
-        b1: &Tensor,
-        w2: &Tensor,
-        b2: &Tensor,
-    ) -> candle_core::Result<Tensor> {
-        x.matmul(w1)?
-            .broadcast_add(b1)?
-            .relu()?
-            .matmul(w2)?
-            .broadcast_add(b2)
     }
 
     /// Trains a head on `rows` (each `inputs` wide) labelled `harmful`.
@@ -142,20 +127,12 @@ impl Head {
             .map(|h| if *h { weight_harmful } else { weight_safe })
             .collect();
         let weights = Tensor::from_vec(weights, (n, 1), device)?;
-        let shape = Head {
-            inputs,
-            hidden,
-            w1: Vec::new(),
-            b1: Vec::new(),
-            w2: Vec::new(),
-            b2: 0.0,
-        };
         let mut fit = Fit {
             loss: f64::NAN,
             accuracy: 0.0,
         };
         for _ in 0..options.epochs {
-            let z = shape.logits(&x, &w1, &b1, &w2, &b2)?;
+            let z = logits(&x, &w1, &b1, &w2, &b2)?;
             // The logistic loss in its stable form: max(z, 0) - z y + ln(1 + e^-|z|).
             let loss = ((z.relu()? - (&z * &y)?)? + (z.abs()?.neg()?.exp()? + 1.0)?.log()?)?;
             let loss = (loss * &weights)?.mean_all()?;
@@ -167,7 +144,8 @@ impl Head {
             b1: b1.to_vec1()?,
             w2: w2.flatten_all()?.to_vec1()?,
             b2: b2.to_vec1::<f32>()?[0],
-            ..shape
+            inputs,
+            hidden,
         };
         let correct = head
             .probabilities(rows)?
@@ -178,4 +156,19 @@ impl Head {
         fit.accuracy = correct as f64 / n as f64;
         Ok((head, fit))
     }
+}
+
+/// The head's output before the sigmoid: `relu(x w1 + b1) w2 + b2`.
+fn logits(
+    x: &Tensor,
+    w1: &Tensor,
+    b1: &Tensor,
+    w2: &Tensor,
+    b2: &Tensor,
+) -> candle_core::Result<Tensor> {
+    x.matmul(w1)?
+        .broadcast_add(b1)?
+        .relu()?
+        .matmul(w2)?
+        .broadcast_add(b2)
 }

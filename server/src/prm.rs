@@ -25,7 +25,7 @@ use serde::Serialize;
 use agentbench_agents::{FIRST_BACKOFF, OpenAiSettings, Sampling};
 use agentbench_datasets::{Kind, Scenario, Suite};
 use agentbench_encoder::Encoder;
-use agentbench_env_runtime::{LoadedEnv, Mode};
+use agentbench_env_runtime::{LoadedEnv, Mode, StepScore};
 use agentbench_judge_prm::JudgeScorer;
 use agentbench_learned_prm::{Example, LearnedScorer, TrainOptions};
 use agentbench_scorers::{
@@ -205,23 +205,39 @@ impl LabelledSet {
     /// `scorer`'s reward for every step, by trajectory (`None` where it could not judge the
     /// step); the steps are scored in one batch.
     pub fn rewards(&self, scorer: &dyn StepScorer) -> Vec<Vec<Option<f64>>> {
-        let steps: Vec<ScoredStep<'_>> = self
-            .trajectories
-            .iter()
-            .flat_map(Trajectory::steps)
-            .collect();
-        let mut scores = scorer.judge_many(&steps).into_iter();
-        self.trajectories
-            .iter()
-            .map(|trajectory| {
+        judge_trajectories(&self.trajectories, scorer)
+            .into_iter()
+            .map(|scores| {
                 scores
-                    .by_ref()
-                    .take(trajectory.labelled.stepped.len())
+                    .into_iter()
                     .map(|score| score.unmeasured.is_none().then_some(score.reward))
                     .collect()
             })
             .collect()
     }
+}
+
+/// `scorer`'s scores of every step of `trajectories`, by trajectory; all the steps are judged
+/// in one batch.
+pub fn judge_trajectories<'a>(
+    trajectories: impl IntoIterator<Item = &'a Trajectory> + Clone,
+    scorer: &dyn StepScorer,
+) -> Vec<Vec<StepScore>> {
+    let steps: Vec<ScoredStep<'_>> = trajectories
+        .clone()
+        .into_iter()
+        .flat_map(Trajectory::steps)
+        .collect();
+    let mut scores = scorer.judge_many(&steps).into_iter();
+    trajectories
+        .into_iter()
+        .map(|trajectory| {
+            scores
+                .by_ref()
+                .take(trajectory.labelled.stepped.len())
+                .collect()
+        })
+        .collect()
 }
 
 fn env_of<'a>(

@@ -13,11 +13,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use agentbench_env_runtime::LoadedEnv;
-use agentbench_scorers::{ScoredStep, StepScorer};
+use agentbench_scorers::StepScorer;
 
 use crate::ids::{EpisodeId, RunId};
 use crate::label::RecordedRun;
-use crate::prm::Trajectory;
+use crate::prm::{Trajectory, judge_trajectories};
 use crate::store::{ScoreRow, Store};
 
 /// A run's episodes replayed for scoring, and those that could not be, with why.
@@ -87,21 +87,20 @@ pub async fn replayed(
 /// `flag_below` as flagged. Blocks while the scorer works: call it off async workers.
 pub fn score(replayed: &Replayed, scorer: &dyn StepScorer, flag_below: f64) -> Rescored {
     let started = Instant::now();
-    let steps: Vec<ScoredStep<'_>> = replayed
-        .episodes
-        .iter()
-        .flat_map(|(_, trajectory)| trajectory.steps())
-        .collect();
-    let mut judged = scorer.judge_many(&steps).into_iter();
+    let judged = judge_trajectories(
+        replayed.episodes.iter().map(|(_, trajectory)| trajectory),
+        scorer,
+    );
     let scoring_seconds = started.elapsed().as_secs_f64();
+    let steps: usize = judged.iter().map(Vec::len).sum();
     let (mut flagged, mut unmeasured, mut total) = (0, 0, 0.0);
     let scores = replayed
         .episodes
         .iter()
-        .map(|(id, trajectory)| {
-            let rows = judged
-                .by_ref()
-                .take(trajectory.labelled.stepped.len())
+        .zip(judged)
+        .map(|((id, _), scores)| {
+            let rows = scores
+                .into_iter()
                 .enumerate()
                 .map(|(index, score)| {
                     if score.unmeasured.is_some() {
@@ -116,10 +115,10 @@ pub fn score(replayed: &Replayed, scorer: &dyn StepScorer, flag_below: f64) -> R
             (id.clone(), rows)
         })
         .collect();
-    let measured = steps.len() - unmeasured;
+    let measured = steps - unmeasured;
     Rescored {
         scores,
-        steps: steps.len(),
+        steps,
         flagged,
         unmeasured,
         mean_reward: if measured == 0 {
