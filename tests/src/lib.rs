@@ -141,6 +141,18 @@ pub fn agentbench_succeeds<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I) 
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// Runs the `agentbench` binary with `args` and asserts that it refused them as a set-up error
+/// (exit 2) whose message on stderr contains `expected`.
+pub fn agentbench_refuses<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I, expected: &str) {
+    let output = Command::new(agentbench_binary())
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(expected), "{stderr}");
+}
+
 /// `agentbench agent serve --baseline BASELINE` on a free loopback port: a scripted baseline
 /// behind a real OpenAI-compatible endpoint. Killed when dropped.
 #[derive(Debug)]

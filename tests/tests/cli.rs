@@ -4,7 +4,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use agentbench_tests::{agentbench_binary, agentbench_succeeds, encoder_dir, train_learned_prm};
+use agentbench_tests::{
+    agentbench_binary, agentbench_refuses, agentbench_succeeds, encoder_dir, train_learned_prm,
+};
 
 fn agentbench(args: &[&str]) -> String {
     agentbench_succeeds(args)
@@ -478,14 +480,7 @@ fn prm_eval_measures_the_rule_scorer_against_exact_labels() {
         ),
         (["--split", "most"], "not a split"),
     ] {
-        let output = Command::new(agentbench_binary())
-            .args(["prm", "eval"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(2));
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains(expected), "{stderr}");
+        agentbench_refuses(["prm", "eval"].into_iter().chain(args), expected);
     }
 }
 
@@ -522,20 +517,17 @@ fn a_learned_prm_trained_on_two_thirds_of_the_families_finds_harm_in_the_rest() 
     assert!(number("step_auroc") > 0.95, "{report:#}");
     assert!(number("pairwise_accuracy") > 0.95, "{report:#}");
 
-    let output = Command::new(agentbench_binary())
-        .args([
+    agentbench_refuses(
+        [
             "prm",
             "eval",
             "--scorer",
             &spec,
             "--encoder",
             "target/no-such-encoder",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("encoder/setup.sh"), "{stderr}");
+        ],
+        "encoder/setup.sh",
+    );
 }
 
 #[test]

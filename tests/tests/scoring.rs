@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use agentbench_datasets::{Kind, Suite};
 use agentbench_tests::{
-    AgentServer, Db, Server, agentbench_binary, agentbench_succeeds, encoder_dir, train_learned_prm,
+    AgentServer, Db, Server, agentbench_binary, agentbench_refuses, agentbench_succeeds,
+    encoder_dir, train_learned_prm,
 };
 
 #[test]
@@ -91,13 +92,10 @@ fn serve_refuses_a_scorer_it_cannot_run_off_the_request_path() {
         ("rules", "scores every step inline already"),
         ("oracle", "is not a step scorer"),
     ] {
-        let output = std::process::Command::new(agentbench_binary())
-            .args(["serve", "--addr", "127.0.0.1:0", "--scorer", spec])
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(2));
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains(expected), "{stderr}");
+        agentbench_refuses(
+            ["serve", "--addr", "127.0.0.1:0", "--scorer", spec],
+            expected,
+        );
     }
 }
 
