@@ -853,6 +853,7 @@ mod tests {
         let view = View {
             scenario: None,
             trial: 0,
+            sample: 0,
             instruction: "Read /a.",
             observation: &observation,
             tools: &tools,
@@ -898,6 +899,7 @@ mod tests {
         let view = View {
             scenario: None,
             trial: 0,
+            sample: 0,
             instruction: "Summarise the files.",
             observation: &observation,
             tools: &tools,
@@ -1017,6 +1019,7 @@ mod tests {
         let view = View {
             scenario: None,
             trial: 0,
+            sample: 0,
             instruction,
             observation: &observation,
             tools: &tools,

@@ -54,8 +54,13 @@ impl Turn {
 pub struct View<'a> {
     /// The scenario being played. Only scripted baselines read it; a model is never shown it.
     pub scenario: Option<&'a Scenario>,
-    /// Which trial of the scenario this is (from 0); seeds the `random` baseline.
+    /// Which trial of the scenario this is (from 0); seeds the `random` and `wavering`
+    /// baselines.
     pub trial: u32,
+    /// Which of several samples drawn at this same view this is (from 0): Best-of-N and Monte
+    /// Carlo rollouts ask a stochastic agent more than once. Seeds `random` and `wavering`; 0
+    /// in a plain episode.
+    pub sample: u32,
     /// What the user asked for.
     pub instruction: &'a str,
     /// The env's first observation.

@@ -7,6 +7,10 @@
 //! - `cautious` refuses a harmful request, and asks the user before anything irreversible,
 //!   going on only with consent.
 //! - `random` makes random calls that fit the tools' schemas, seeded by scenario and trial.
+//! - `wavering` is torn between the two: at each step a coin (seeded by scenario, trial, step
+//!   and sample) picks `reckless`'s next action or `oracle`'s. It stands in for a sampled model
+//!   that sometimes falls for an attack, so that Best-of-N and Monte Carlo rollouts have a
+//!   stochastic built-in agent to draw from.
 //! - `silent` ends every episode at once with an empty reply: what a model that fell over
 //!   scores, and the floor every other agent must clear.
 //! - `refuser` refuses every task at once: safe, and useless.
@@ -33,16 +37,18 @@ pub enum Baseline {
     Reckless,
     Cautious,
     Random,
+    Wavering,
     Silent,
     Refuser,
 }
 
 impl Baseline {
-    pub const ALL: [Baseline; 6] = [
+    pub const ALL: [Baseline; 7] = [
         Baseline::Oracle,
         Baseline::Reckless,
         Baseline::Cautious,
         Baseline::Random,
+        Baseline::Wavering,
         Baseline::Silent,
         Baseline::Refuser,
     ];
@@ -53,6 +59,7 @@ impl Baseline {
             Baseline::Reckless => "reckless",
             Baseline::Cautious => "cautious",
             Baseline::Random => "random",
+            Baseline::Wavering => "wavering",
             Baseline::Silent => "silent",
             Baseline::Refuser => "refuser",
         }
@@ -144,6 +151,14 @@ impl Scripted {
                 cautious(view.scenario.ok_or_else(needs_scenario)?, view)
             }
             Script::Baseline(Baseline::Random) => random(view),
+            Script::Baseline(Baseline::Wavering) => {
+                let scenario = view.scenario.ok_or_else(needs_scenario)?;
+                if Rng::new(&seed(view)).below(2) == 0 {
+                    planned(&scenario.reference, step)
+                } else {
+                    planned(&scenario.reckless_plan(), step)
+                }
+            }
             Script::Baseline(Baseline::Silent) => Action::Message {
                 message: String::new(),
             },
@@ -236,12 +251,7 @@ fn cautious(scenario: &Scenario, view: &View<'_>) -> Action {
 /// `random`: a call to a tool the mask does not block, with arguments drawn from its schema;
 /// one time in eight, a final message instead.
 fn random(view: &View<'_>) -> Action {
-    let mut rng = Rng::new(&format!(
-        "{}/{}/{}",
-        view.scenario.map_or("", |scenario| scenario.id.as_str()),
-        view.trial,
-        view.turns.len()
-    ));
+    let mut rng = Rng::new(&seed(view));
     let open: Vec<_> = view
         .tools
         .iter()
@@ -256,6 +266,17 @@ fn random(view: &View<'_>) -> Action {
     Action::Tool {
         tool: tool.name.clone(),
         arguments: rng.value(&tool.parameters, 0),
+    }
+}
+
+/// What a stochastic baseline's draw at `view` is seeded by: the scenario, the trial, the step
+/// and, past the first, the sample (so that sample 0 draws what a plain episode draws).
+fn seed(view: &View<'_>) -> String {
+    let scenario = view.scenario.map_or("", |scenario| scenario.id.as_str());
+    let (trial, step) = (view.trial, view.turns.len());
+    match view.sample {
+        0 => format!("{scenario}/{trial}/{step}"),
+        sample => format!("{scenario}/{trial}/{step}/{sample}"),
     }
 }
 

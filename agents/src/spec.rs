@@ -1,5 +1,5 @@
-//! Agents named on a command line: `oracle`, `reckless`, `cautious`, `random`, `silent`,
-//! `refuser`, `replay:PATH` and `openai:MODEL`.
+//! Agents named on a command line: `oracle`, `reckless`, `cautious`, `random`, `wavering`,
+//! `silent`, `refuser`, `replay:PATH` and `openai:MODEL`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -10,7 +10,7 @@ use crate::{Agent, AgentError, Baseline, Scripted};
 
 /// The forms an agent spec takes, for error messages and help texts.
 pub const AGENT_SPECS: &str =
-    "oracle, reckless, cautious, random, silent, refuser, replay:PATH, openai:MODEL";
+    "oracle, reckless, cautious, random, wavering, silent, refuser, replay:PATH, openai:MODEL";
 
 /// What a model agent needs beyond its spec.
 #[derive(Clone)]

@@ -162,6 +162,7 @@ async fn complete(
     let view = View {
         scenario: Some(scenario),
         trial: 0,
+        sample: 0,
         instruction: &transcript.instruction,
         observation: &transcript.observation,
         tools: &manifest.tools,

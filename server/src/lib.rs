@@ -3,6 +3,7 @@
 
 mod api;
 mod api_error;
+pub mod best_of_n;
 pub mod builtin;
 pub mod chat_api;
 pub mod gate;
@@ -16,6 +17,7 @@ pub mod prm;
 pub mod report;
 mod requests;
 pub mod rescore;
+pub mod rollout;
 pub mod run;
 mod runs_api;
 pub mod serving;

@@ -7,11 +7,12 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
-use agentbench_agents::{AgentSettings, Sampling};
+use agentbench_agents::{AgentSettings, Sampling, build_agent};
 use agentbench_env_runtime::{Episode, Mode};
 use agentbench_learned_prm::TrainOptions;
 use agentbench_sandbox::Limits;
 use agentbench_scorers::StepScorer as _;
+use agentbench_server::best_of_n::{BestOfNSettings, compare_best_of_n};
 use agentbench_server::builtin::AddedPolicies;
 use agentbench_server::chat_api;
 use agentbench_server::label::{self, RecordedRun};
@@ -214,41 +215,8 @@ struct RunArgs {
     /// A built-in suite (`safety`) or a suite folder.
     #[arg(long, env = "AGENTBENCH_SUITE", default_value = "safety")]
     suite: String,
-    /// The agent: oracle, reckless, cautious, random, silent, refuser, replay:EPISODES.jsonl or
-    /// openai:MODEL.
-    #[arg(long, env = "AGENTBENCH_AGENT")]
-    agent: String,
-    /// The model endpoint of an `openai:` agent, such as http://127.0.0.1:8000/v1.
-    #[arg(long, env = "AGENTBENCH_BASE_URL")]
-    base_url: Option<String>,
-    /// The environment variable that holds the model endpoint's API key.
-    #[arg(long, env = "AGENTBENCH_API_KEY_ENV", default_value = "OPENAI_API_KEY")]
-    api_key_env: String,
-    /// How long one model request may take.
-    #[arg(long, env = "AGENTBENCH_AGENT_TIMEOUT", default_value = "120s", value_parser = agentbench_server::parse_duration)]
-    agent_timeout: std::time::Duration,
-    /// How often a failed model request is retried (connection errors, timeouts, 429, 5xx).
-    #[arg(long, env = "AGENTBENCH_AGENT_RETRIES", default_value_t = 4)]
-    agent_retries: u32,
-    /// The `tool_choice` a model agent sends: auto (the model chooses), required or none.
-    #[arg(long, env = "AGENTBENCH_TOOL_CHOICE", default_value = "auto")]
-    tool_choice: agentbench_agents::ToolChoice,
-    /// The longest reply a model agent asks for, in tokens (the server's default when absent).
-    #[arg(long, env = "AGENTBENCH_MAX_TOKENS")]
-    max_tokens: Option<u32>,
-    /// The sampling temperature a model agent asks for.
-    #[arg(long, env = "AGENTBENCH_TEMPERATURE")]
-    temperature: Option<f64>,
-    /// The nucleus sampling share (`top_p`) a model agent asks for.
-    #[arg(long, env = "AGENTBENCH_TOP_P")]
-    top_p: Option<f64>,
-    /// The sampling seed a model agent sends, for servers that honour it.
-    #[arg(long, env = "AGENTBENCH_MODEL_SEED")]
-    model_seed: Option<u64>,
-    /// The model's context window in tokens: longer conversations have their oldest tool
-    /// results elided to fit, leaving `--max-tokens` of room for the reply.
-    #[arg(long, env = "AGENTBENCH_CONTEXT_TOKENS")]
-    context_tokens: Option<u32>,
+    #[command(flatten)]
+    agent: AgentArgs,
     /// How many times each scenario is played.
     #[arg(long, env = "AGENTBENCH_TRIALS", default_value_t = 1)]
     trials: u32,
@@ -292,8 +260,96 @@ struct RunArgs {
     policies: Option<std::path::PathBuf>,
 }
 
+/// The agent a command plays, and what a model agent's requests need.
+#[derive(Debug, clap::Args)]
+struct AgentArgs {
+    /// The agent: oracle, reckless, cautious, random, wavering, silent, refuser,
+    /// replay:EPISODES.jsonl or openai:MODEL.
+    #[arg(long, env = "AGENTBENCH_AGENT")]
+    agent: String,
+    /// The model endpoint of an `openai:` agent, such as http://127.0.0.1:8000/v1.
+    #[arg(long, env = "AGENTBENCH_BASE_URL")]
+    base_url: Option<String>,
+    /// The environment variable that holds the model endpoint's API key.
+    #[arg(long, env = "AGENTBENCH_API_KEY_ENV", default_value = "OPENAI_API_KEY")]
+    api_key_env: String,
+    /// How long one model request may take.
+    #[arg(long, env = "AGENTBENCH_AGENT_TIMEOUT", default_value = "120s", value_parser = agentbench_server::parse_duration)]
+    agent_timeout: std::time::Duration,
+    /// How often a failed model request is retried (connection errors, timeouts, 429, 5xx).
+    #[arg(long, env = "AGENTBENCH_AGENT_RETRIES", default_value_t = 4)]
+    agent_retries: u32,
+    /// The `tool_choice` a model agent sends: auto (the model chooses), required or none.
+    #[arg(long, env = "AGENTBENCH_TOOL_CHOICE", default_value = "auto")]
+    tool_choice: agentbench_agents::ToolChoice,
+    /// The longest reply a model agent asks for, in tokens (the server's default when absent).
+    #[arg(long, env = "AGENTBENCH_MAX_TOKENS")]
+    max_tokens: Option<u32>,
+    /// The sampling temperature a model agent asks for.
+    #[arg(long, env = "AGENTBENCH_TEMPERATURE")]
+    temperature: Option<f64>,
+    /// The nucleus sampling share (`top_p`) a model agent asks for.
+    #[arg(long, env = "AGENTBENCH_TOP_P")]
+    top_p: Option<f64>,
+    /// The sampling seed a model agent sends, for servers that honour it.
+    #[arg(long, env = "AGENTBENCH_MODEL_SEED")]
+    model_seed: Option<u64>,
+    /// The model's context window in tokens: longer conversations have their oldest tool
+    /// results elided to fit, leaving `--max-tokens` of room for the reply.
+    #[arg(long, env = "AGENTBENCH_CONTEXT_TOKENS")]
+    context_tokens: Option<u32>,
+}
+
+impl AgentArgs {
+    fn settings(&self) -> AgentSettings {
+        AgentSettings {
+            base_url: self.base_url.clone(),
+            api_key: std::env::var(&self.api_key_env).ok(),
+            timeout: self.agent_timeout,
+            max_retries: self.agent_retries,
+            sampling: Sampling {
+                tool_choice: self.tool_choice,
+                max_tokens: self.max_tokens,
+                temperature: self.temperature,
+                top_p: self.top_p,
+                seed: self.model_seed,
+                context_tokens: self.context_tokens,
+            },
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum PrmCommand {
+    /// What a step scorer is worth to an agent: play every scenario with the agent alone and
+    /// with Best-of-N (N samples of each action, each tried in a fork of the episode, the one
+    /// the scorer ranks highest taken), and report safety and utility of both with intervals.
+    BestOfN {
+        #[command(flatten)]
+        agent: AgentArgs,
+        /// The step scorer that ranks the candidates: rules, learned:DIR or judge:openai:MODEL.
+        #[arg(long, default_value = "rules")]
+        scorer: String,
+        #[command(flatten)]
+        scoring: ScorerArgs,
+        /// Samples asked of the agent at every step (1 is the agent alone).
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+        n: u32,
+        /// How many times each scenario is played (by each of the two).
+        #[arg(long, default_value_t = 1)]
+        trials: u32,
+        /// What the safety policies do with a forbidden call: enforce or audit.
+        #[arg(long, default_value = "enforce")]
+        mode: agentbench_env_runtime::Mode,
+        /// The scenarios played: test (held out of `prm train`'s default split), train, all.
+        #[arg(long, default_value = "test")]
+        split: prm::Split,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Built-in suite names or suite folders; every built-in suite when none is given.
+        suites: Vec<String>,
+    },
     /// How well a step scorer finds harm, against exact step labels: first-harmful-step
     /// accuracy and F1, step AUROC, and pairwise accuracy (see the README).
     Eval {
@@ -544,6 +600,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     encoding,
                 },
         } => prm_train(set, split, &out, &encoder, epochs, encoding)?,
+        Command::Prm {
+            command:
+                PrmCommand::BestOfN {
+                    agent,
+                    scorer,
+                    scoring,
+                    n,
+                    trials,
+                    mode,
+                    split,
+                    json,
+                    suites,
+                },
+        } => {
+            let settings = BestOfNSettings {
+                n,
+                mode,
+                trials,
+                split,
+            };
+            prm_best_of_n(&agent, &scorer, &scoring.settings(), settings, suites, json)?;
+        }
         Command::Agent {
             command:
                 AgentCommand::Serve {
@@ -563,21 +641,8 @@ fn run_suite(args: Box<RunArgs>) -> anyhow::Result<ExitCode> {
     };
     let settings = RunSettings {
         suite: args.suite,
-        agent: args.agent,
-        agent_settings: AgentSettings {
-            base_url: args.base_url,
-            api_key: std::env::var(&args.api_key_env).ok(),
-            timeout: args.agent_timeout,
-            max_retries: args.agent_retries,
-            sampling: Sampling {
-                tool_choice: args.tool_choice,
-                max_tokens: args.max_tokens,
-                temperature: args.temperature,
-                top_p: args.top_p,
-                seed: args.model_seed,
-                context_tokens: args.context_tokens,
-            },
-        },
+        agent_settings: args.agent.settings(),
+        agent: args.agent.agent,
         trials: args.trials,
         concurrency: args.concurrency,
         server: args.server,
@@ -677,6 +742,36 @@ fn prm_eval(
             report.steps,
             report.steps as f64 / seconds.max(1e-9)
         )?;
+    }
+    out.flush().context("cannot write to stdout")
+}
+
+fn prm_best_of_n(
+    agent: &AgentArgs,
+    spec: &str,
+    scoring: &prm::ScorerSettings,
+    settings: BestOfNSettings,
+    suites: Vec<String>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let player = build_agent(&agent.agent, &agent.settings())?;
+    let scorer = prm::scorer(spec, scoring)?;
+    let suites = load_suites(suites)?;
+    let envs = agentbench_server::builtin::default_runtime_envs()?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let report = runtime.block_on(compare_best_of_n(
+        &suites,
+        &envs,
+        player.as_ref(),
+        scorer.as_ref(),
+        settings,
+    ))?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{report}")?;
     }
     out.flush().context("cannot write to stdout")
 }

@@ -402,6 +402,7 @@ fn play_cautious(env: &Arc<LoadedEnv>, scenario: &Scenario) -> Result<Played, St
         let view = View {
             scenario: Some(scenario),
             trial: 0,
+            sample: 0,
             instruction: &scenario.instruction,
             observation: &start.observation,
             tools: &env.manifest().tools,

@@ -88,6 +88,7 @@ async fn play(agent: &dyn Agent, scenario: &Scenario) -> (Vec<Turn>, Outcome) {
         let view = View {
             scenario: None,
             trial: 0,
+            sample: 0,
             instruction: &scenario.instruction,
             observation: &observation,
             tools: &env.manifest().tools,
@@ -165,6 +166,7 @@ async fn act_once(agent: &OpenAiAgent) -> Result<agentbench_agents::Decision, Ag
     let view = View {
         scenario: None,
         trial: 0,
+        sample: 0,
         instruction: &scenario.instruction,
         observation: &json!({}),
         tools: &[],

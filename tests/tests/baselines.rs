@@ -75,6 +75,7 @@ fn play(scenario: &Scenario, baseline: Baseline, mode: Mode) -> Played {
         let view = View {
             scenario: Some(scenario),
             trial: 0,
+            sample: 0,
             instruction: &scenario.instruction,
             observation: &observation,
             tools: &env.manifest().tools,
