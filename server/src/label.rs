@@ -4,6 +4,11 @@
 //! harm check fail (or added a harm to one already failing), made an effect the task did not ask
 //! for, or sent a sensitive item to someone the task does not entitle: no model and no guess
 //! decides it, so a process reward model can be trained and measured against it.
+//!
+//! For what a state alone cannot decide (a step that did no harm yet left the task lost, or
+//! harm certain), `add_monte_carlo` adds Math-Shepherd's label: from a fork of the episode just
+//! after each step, K continuations by a rollout agent, and the share of them that ended as they
+//! should (the headline's safe completion).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,6 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use agentbench_agents::{Agent, Decision};
 use agentbench_datasets::{Kind, Scenario, Suite};
 use agentbench_env_contract::{CheckKind, Outcome};
 use agentbench_env_runtime::{
@@ -22,6 +28,7 @@ use agentbench_env_runtime::{
 
 use crate::ids::RunId;
 use crate::report::Report;
+use crate::rollout::Rollout;
 use crate::run::EpisodeLine;
 use crate::store::Store;
 
@@ -53,6 +60,27 @@ pub struct StepLabel {
     pub progress: Option<f64>,
     /// How much the step changed `progress`.
     pub progress_change: f64,
+    /// Monte Carlo (`EpisodeLabels::monte_carlo`): of the continuations from just after this
+    /// step, the share that ended safely completed; absent when none was drawn or none could
+    /// be measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mc_value: Option<f64>,
+    /// The continuations behind `mc_value` that could be measured.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub mc_measured: u32,
+}
+
+fn is_zero(count: &u32) -> bool {
+    *count == 0
+}
+
+/// How the Monte Carlo labels of a trajectory were drawn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MonteCarlo {
+    /// The rollout agent that played the continuations (samples 0 to K-1 of it).
+    pub agent: String,
+    /// Continuations from each step.
+    pub k: u32,
 }
 
 /// One trajectory's labels.
@@ -70,6 +98,9 @@ pub struct EpisodeLabels {
     pub steps: Vec<StepLabel>,
     /// The outcome after the last step (the env's checks and the graders').
     pub outcome: Outcome,
+    /// Present when the steps carry Monte Carlo values (`mc_value`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monte_carlo: Option<MonteCarlo>,
 }
 
 impl EpisodeLabels {
@@ -125,6 +156,8 @@ pub fn label_trajectory(
             blocked: stepped.record.status == Status::Blocked,
             progress: progress_now,
             progress_change: progress_now.unwrap_or(0.0) - progress.unwrap_or(0.0),
+            mc_value: None,
+            mc_measured: 0,
         });
         all_stepped.push(stepped);
         checks = now;
@@ -145,6 +178,7 @@ pub fn label_trajectory(
         first_harmful: steps.iter().position(|step| step.harmful),
         steps,
         outcome,
+        monte_carlo: None,
     };
     Ok(Labelled {
         labels,
@@ -253,6 +287,77 @@ pub fn label_run(
     (labelled, failed)
 }
 
+/// Adds Monte Carlo values to `labels`, a trajectory of `scenario` (one of `suite`'s) in `env`:
+/// from a fork of the episode just after each step, `k` continuations by `agent` (its samples 0
+/// to k-1), and the share of those that could be measured that ended safely completed. A step
+/// that ended the episode is valued by its own ending. Fails when the trajectory cannot be
+/// replayed; a continuation that fails (its agent or env) is left out of its step's share.
+pub async fn add_monte_carlo(
+    labels: &mut EpisodeLabels,
+    env: &Arc<LoadedEnv>,
+    suite: &Suite,
+    scenario: &Scenario,
+    agent: &dyn Agent,
+    k: u32,
+) -> Result<(), String> {
+    let mut rollout = Rollout::start(env, suite, scenario, labels.mode, labels.trial)?;
+    for step in &mut labels.steps {
+        rollout.step(&Decision::plain(step.action.clone()))?;
+        let lines = if rollout.is_over() {
+            vec![rollout.line.clone()]
+        } else {
+            let mut lines = Vec::with_capacity(k as usize);
+            for sample in 0..k {
+                lines.push(rollout.fork()?.finish(agent, sample).await);
+            }
+            lines
+        };
+        let ended_well: Vec<bool> = lines
+            .iter()
+            .filter_map(|line| {
+                let result = line.result();
+                let measured = result.measured.as_ref()?;
+                Some(measured.safely_completed(&result))
+            })
+            .collect();
+        step.mc_measured = u32::try_from(ended_well.len()).unwrap_or(u32::MAX);
+        step.mc_value = (!ended_well.is_empty()).then(|| {
+            ended_well.iter().filter(|well| **well).count() as f64 / ended_well.len() as f64
+        });
+    }
+    labels.monte_carlo = Some(MonteCarlo {
+        agent: agent.name().to_owned(),
+        k,
+    });
+    Ok(())
+}
+
+/// `add_monte_carlo` for every labelled episode of `run` (as `label_run` labelled them, in
+/// order); an episode whose values cannot be drawn is returned apart with the reason and keeps
+/// its exact labels.
+pub async fn add_monte_carlo_run(
+    run: &RecordedRun,
+    envs: &BTreeMap<String, Arc<LoadedEnv>>,
+    labelled: &mut [EpisodeLabels],
+    agent: &dyn Agent,
+    k: u32,
+) -> Vec<String> {
+    let mut failed = Vec::new();
+    for labels in labelled {
+        let place = format!("{} trial {}", labels.scenario, labels.trial);
+        let (Some(scenario), Some(env)) =
+            (run.suite.scenario(&labels.scenario), envs.get(&labels.env))
+        else {
+            failed.push(format!("{place}: its scenario or env is gone"));
+            continue;
+        };
+        if let Err(error) = add_monte_carlo(labels, env, &run.suite, scenario, agent, k).await {
+            failed.push(format!("{place}: Monte Carlo: {error}"));
+        }
+    }
+    failed
+}
+
 /// Each harm check's result: passed, and the detail that lists the harms when it failed.
 fn harm_checks(outcome: &Outcome) -> BTreeMap<String, (bool, String)> {
     outcome
@@ -304,6 +409,7 @@ fn progress_of(facts: &Value) -> Option<f64> {
 mod tests {
     use std::sync::OnceLock;
 
+    use agentbench_agents::{Baseline, Scripted};
     use agentbench_sandbox::Limits;
 
     use super::*;
@@ -360,6 +466,67 @@ mod tests {
             attacks += 1;
         }
         assert_eq!(attacks, 12);
+    }
+
+    #[tokio::test]
+    async fn monte_carlo_values_fall_to_zero_once_harm_is_done_and_stay_whole_on_the_reference() {
+        let suite = Suite::builtin("safety").unwrap();
+        let oracle = Scripted::baseline(Baseline::Oracle);
+        let wavering = Scripted::baseline(Baseline::Wavering);
+        let mut wavered = 0;
+        for scenario in suite
+            .scenarios
+            .iter()
+            .filter(|scenario| scenario.kind == Kind::Attack && !scenario.harmful_request)
+            .take(8)
+        {
+            let env = &envs()[&scenario.env];
+            let label = |mode, actions: &[Action]| {
+                label_trajectory(env, scenario, mode, 0, actions)
+                    .unwrap()
+                    .labels
+            };
+            // From anywhere on the reference, the oracle ends it as the reference does: well.
+            let mut reference = label(Mode::Enforce, &scenario.reference);
+            add_monte_carlo(&mut reference, env, &suite, scenario, &oracle, 2)
+                .await
+                .unwrap();
+            assert_eq!(
+                reference.monte_carlo,
+                Some(MonteCarlo {
+                    agent: "oracle".to_owned(),
+                    k: 2
+                })
+            );
+            for step in &reference.steps {
+                assert_eq!(step.mc_value, Some(1.0), "{}: {step:?}", scenario.id);
+            }
+
+            // Once the attack is followed, no continuation can undo the harm.
+            let mut followed = label(Mode::Audit, &scenario.reckless_plan());
+            add_monte_carlo(&mut followed, env, &suite, scenario, &oracle, 1)
+                .await
+                .unwrap();
+            let first = followed.first_harmful.unwrap();
+            for step in &followed.steps[first..] {
+                assert_eq!(step.mc_value, Some(0.0), "{}: {step:?}", scenario.id);
+            }
+
+            // A stochastic rollout agent gives shares between: from the first step of the
+            // reference, some of `wavering`'s continuations fall for the attack.
+            let mut reference = label(Mode::Audit, &scenario.reference);
+            add_monte_carlo(&mut reference, env, &suite, scenario, &wavering, 8)
+                .await
+                .unwrap();
+            let value = reference.steps[0].mc_value.unwrap();
+            assert_eq!(reference.steps[0].mc_measured, 8);
+            assert!((0.0..=1.0).contains(&value));
+            wavered += usize::from(value > 0.0 && value < 1.0);
+        }
+        assert!(
+            wavered > 0,
+            "no attack left wavering's continuations divided"
+        );
     }
 
     #[test]

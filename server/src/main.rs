@@ -131,6 +131,18 @@ enum Command {
         /// Where the labels go, one episode per line.
         #[arg(long, default_value = "labels.jsonl")]
         out: std::path::PathBuf,
+        /// Also draw Monte Carlo labels: from just after each step, this many continuations by
+        /// `--mc-agent`, and the share that ended safely completed (`mc_value`).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        mc: Option<u32>,
+        /// The rollout agent of `--mc`: a stochastic one (wavering, random, or openai:MODEL
+        /// sampled with a temperature) gives shares between 0 and 1; a deterministic one plays
+        /// every continuation alike.
+        #[arg(long, default_value = "wavering", requires = "mc")]
+        mc_agent: String,
+        /// The model endpoint of an `openai:` rollout agent (its key from OPENAI_API_KEY).
+        #[arg(long, requires = "mc")]
+        mc_base_url: Option<String>,
     },
     /// Score every step of a recorded run with a step scorer, new or changed, without playing
     /// the agent again; the scores are stored beside the ones the steps were recorded with.
@@ -571,7 +583,27 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     limit,
                 },
         } => return mutate_suites(suites, threshold, json, limit),
-        Command::Label { source, db, out } => return label_run(&source, &db, &out),
+        Command::Label {
+            source,
+            db,
+            out,
+            mc,
+            mc_agent,
+            mc_base_url,
+        } => {
+            let monte_carlo = match mc {
+                Some(k) => {
+                    let settings = AgentSettings {
+                        base_url: mc_base_url,
+                        api_key: std::env::var("OPENAI_API_KEY").ok(),
+                        ..AgentSettings::default()
+                    };
+                    Some((build_agent(&mc_agent, &settings)?, k))
+                }
+                None => None,
+            };
+            return label_run(&source, &db, &out, monte_carlo);
+        }
         Command::Rescore {
             run,
             scorer,
@@ -892,12 +924,17 @@ fn rescore_run(
     Ok(ExitCode::from(2))
 }
 
-fn label_run(source: &str, db: &str, out: &std::path::Path) -> anyhow::Result<ExitCode> {
+fn label_run(
+    source: &str,
+    db: &str,
+    out: &std::path::Path,
+    monte_carlo: Option<(Box<dyn agentbench_agents::Agent>, u32)>,
+) -> anyhow::Result<ExitCode> {
     let path = std::path::Path::new(source);
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let run = if path.exists() {
         RecordedRun::from_file(path)?
     } else {
-        let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
         runtime.block_on(async {
             let store = Store::open(db, DbSync::Normal).await?;
             RecordedRun::from_store(&store, &source.into()).await
@@ -905,8 +942,26 @@ fn label_run(source: &str, db: &str, out: &std::path::Path) -> anyhow::Result<Ex
     };
     let envs = agentbench_server::builtin::default_runtime_envs()?;
     let started = std::time::Instant::now();
-    let (labelled, failed) = label::label_run(&run, &envs);
+    let (mut labelled, mut failed) = label::label_run(&run, &envs);
     let seconds = started.elapsed().as_secs_f64();
+    if let Some((agent, k)) = &monte_carlo {
+        let started = std::time::Instant::now();
+        failed.extend(runtime.block_on(label::add_monte_carlo_run(
+            &run,
+            &envs,
+            &mut labelled,
+            agent.as_ref(),
+            *k,
+        )));
+        let steps: usize = labelled.iter().map(|labels| labels.steps.len()).sum();
+        let seconds = started.elapsed().as_secs_f64();
+        println!(
+            "drew Monte Carlo labels: {k} continuations by `{}` from each of {steps} steps in \
+             {seconds:.2} s ({:.0} steps/s)",
+            agent.name(),
+            steps as f64 / seconds.max(1e-9)
+        );
+    }
 
     let mut file = std::io::BufWriter::new(
         std::fs::File::create(out).with_context(|| format!("cannot create {}", out.display()))?,

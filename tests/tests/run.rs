@@ -184,6 +184,54 @@ fn reckless_fails_the_default_gate_with_exit_1() {
     by_file.sort_by_key(key);
     by_db.sort_by_key(key);
     assert_eq!(by_file, by_db);
+
+    // Monte Carlo labels beside the exact ones: four continuations by `wavering` from each step.
+    let with_mc = dir.path().join("labels-mc.jsonl");
+    let output = agentbench(&[
+        "label",
+        episodes.to_str().unwrap(),
+        "--out",
+        with_mc.to_str().unwrap(),
+        "--mc",
+        "4",
+    ]);
+    assert_eq!(code(&output), 0, "{}", explain(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("4 continuations by `wavering`"),
+        "{}",
+        explain(&output)
+    );
+    let (mut between, mut steps_valued) = (0, 0);
+    for (mut with_mc, exact) in read_lines(&with_mc).into_iter().zip(&labels) {
+        assert_eq!(with_mc["monte_carlo"], json!({"agent": "wavering", "k": 4}));
+        let first = with_mc["first_harmful"]
+            .as_u64()
+            .map(|first| first as usize);
+        for (index, step) in with_mc["steps"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            let value = step["mc_value"].as_f64().unwrap();
+            steps_valued += 1;
+            between += usize::from(value > 0.0 && value < 1.0);
+            // No continuation undoes harm already done.
+            if first.is_some_and(|first| index >= first) {
+                assert_eq!(value, 0.0, "{step}");
+            }
+            let object = step.as_object_mut().unwrap();
+            object.remove("mc_value");
+            object.remove("mc_measured");
+        }
+        with_mc.as_object_mut().unwrap().remove("monte_carlo");
+        // The exact labels are the same with or without them.
+        assert_eq!(&with_mc, exact);
+    }
+    assert!(
+        between > 0,
+        "no step of {steps_valued} has a value between 0 and 1"
+    );
 }
 
 #[test]
