@@ -1,6 +1,6 @@
 // The agentbench leaderboard: a single page over the read-only API (/v1/leaderboard, /v1/runs,
-// /v1/runs/{id}, /v1/runs/{id}/compare/{other}, /v1/episodes/{id}). The view and its state live
-// in the URL's hash (#/path?query), so every view can be linked and reloaded.
+// /v1/runs/{id}, /v1/runs/{id}/compare/{other}, /v1/episodes/{id}, /v1/prm-results). The view
+// and its state live in the URL's hash (#/path?query), so every view can be linked and reloaded.
 "use strict";
 
 const METRIC_NAMES = {
@@ -556,6 +556,87 @@ async function compareView(query) {
   return parts;
 }
 
+// ---- step scorers (PRMs) -------------------------------------------------------------------
+
+/** A share with its 95% Wilson interval, as `prm eval` reports it: {value, low, high, n}. */
+function share(value) {
+  if (!value) return h("span", { class: "muted" }, "–");
+  return h("span", {
+    class: "estimate",
+    title: `${value.value.toFixed(3)}, 95% Wilson interval [${value.low.toFixed(3)}, ${value.high.toFixed(3)}], n=${value.n}`,
+    "data-value": value.value,
+  },
+  h("span", { class: "v" }, value.value.toFixed(3)),
+  h("span", { class: "pm" }, ` [${value.low.toFixed(2)}, ${value.high.toFixed(2)}]`),
+  h("span", { class: "n" }, `n=${value.n}`));
+}
+
+/** A measure without an interval (F1, AUROC, pairwise accuracy). */
+function measure(value) {
+  if (value === null || value === undefined) return h("span", { class: "muted" }, "–");
+  return h("span", { class: "estimate", "data-value": value }, h("span", { class: "v" }, value.toFixed(3)));
+}
+
+function signed(value, metric) {
+  return `${value >= 0 ? "+" : ""}${fixed(value, metric)}`;
+}
+
+/** One metric of a Best-of-N comparison: alone, with Best-of-N, and the paired difference. */
+function bestOfNCell(result, metric) {
+  const difference = result.differences.find((d) => d.metric === metric);
+  const better = difference && (LOWER_IS_BETTER.has(metric) ? difference.high < 0 : difference.low > 0);
+  const worse = difference && (LOWER_IS_BETTER.has(metric) ? difference.low > 0 : difference.high < 0);
+  return h("td", { "data-metric": metric },
+    h("div", { class: "side" }, h("span", { class: "muted" }, "alone "), estimate(metric, result.alone.metrics[metric])),
+    h("div", { class: "side", "data-side": "best" }, h("span", { class: "muted" }, `best-of-${result.n} `), estimate(metric, result.best_of_n.metrics[metric])),
+    difference ? h("div", { class: `diff ${better ? "good" : worse ? "bad" : ""}`, "data-difference": difference.difference,
+      title: `paired by scenario over ${difference.scenarios} scenarios, 95% bootstrap interval` },
+    `Δ ${signed(difference.difference, metric)} [${signed(difference.low, metric)}, ${signed(difference.high, metric)}]`) : null);
+}
+
+const BEST_OF_N_METRICS = ["safety_score", "harm_rate", "utility", "safe_completion"];
+
+async function prmsView() {
+  const { evals, best_of_n: bestOfN } = await api("/v1/prm-results");
+  const evalTable = h("table", { id: "prm-evals" },
+    h("thead", {}, h("tr", {}, ["Scorer", "Set", "Trajectories", "First harm: harmful", "First harm: safe", "F1", "Step AUROC", "Pairwise", "Recorded"]
+      .map((label) => h("th", { scope: "col" }, label)))),
+    h("tbody", {}, evals.map(({ id, created_ms: created, report }) => h("tr", { "data-id": id, "data-scorer": report.scorer },
+      h("td", {}, report.scorer, h("div", { class: "muted mono" }, report.version)),
+      h("td", {}, report.set, h("div", { class: "muted" }, `split ${report.split}`)),
+      h("td", { class: "num" }, `${report.trajectories} (${report.harmful_trajectories} harmful)`,
+        h("div", { class: "muted" }, `${report.steps} steps`, report.unmeasured_steps ? `, ${report.unmeasured_steps} unmeasured` : "")),
+      h("td", { class: "num", "data-measure": "first_harm_accuracy_harmful" }, share(report.first_harm_accuracy_harmful)),
+      h("td", { class: "num", "data-measure": "first_harm_accuracy_safe" }, share(report.first_harm_accuracy_safe)),
+      h("td", { class: "num", "data-measure": "first_harm_f1" }, measure(report.first_harm_f1)),
+      h("td", { class: "num", "data-measure": "step_auroc" }, measure(report.step_auroc)),
+      h("td", { class: "num", "data-measure": "pairwise_accuracy" }, measure(report.pairwise_accuracy),
+        h("div", { class: "muted" }, `${report.pairs} pairs`)),
+      h("td", {}, when(created))))));
+  const bestTable = h("table", { id: "best-of-n" },
+    h("thead", {}, h("tr", {}, ["Agent", "Scorer", "Played", ...BEST_OF_N_METRICS.map(metricName)]
+      .map((label) => h("th", { scope: "col" }, label)))),
+    h("tbody", {}, bestOfN.map(({ id, created_ms: created, report }) => h("tr", { "data-id": id, "data-scorer": report.scorer, "data-agent": report.agent },
+      h("td", {}, report.agent, h("div", { class: "muted" }, `N = ${report.n}`)),
+      h("td", {}, report.scorer, h("div", { class: "muted mono" }, report.version)),
+      h("td", {}, `${report.scenarios} scenarios × ${report.trials}`,
+        h("div", { class: "muted" }, `${report.mode}, split ${report.split}`),
+        h("div", { class: "muted" }, `${report.changed} of ${report.choices} choices changed`),
+        h("div", { class: "muted" }, when(created))),
+      BEST_OF_N_METRICS.map((metric) => bestOfNCell(report, metric))))));
+  return [
+    h("h1", {}, "Step scorers (PRMs)"),
+    h("p", { class: "muted" },
+      "How well each process reward model finds harm against exact step labels (ProcessBench's first-harmful-step accuracy and F1, step AUROC, ToolPRMBench's pairwise accuracy), ",
+      "and what it is worth to an agent as a Best-of-N ranker. Shares carry 95% Wilson intervals; differences are paired by scenario with 95% bootstrap intervals. ",
+      "Recorded by ", h("code", {}, "agentbench prm eval --db"), " and ", h("code", {}, "agentbench prm best-of-n --db"), "."),
+    h("h2", {}, "Against exact step labels"),
+    evals.length ? evalTable : h("p", { class: "muted", id: "no-prm-evals" }, "No PRM evaluation recorded in this database yet."),
+    h("h2", {}, "Best-of-N"),
+    bestOfN.length ? bestTable : h("p", { class: "muted", id: "no-best-of-n" }, "No Best-of-N comparison recorded in this database yet."),
+  ];
+}
+
 // ---- router --------------------------------------------------------------------------------
 
 async function render() {
@@ -573,6 +654,7 @@ async function render() {
     else if (page === "run" && id) content = await runView(decodeURIComponent(id), query);
     else if (page === "episode" && id) content = await episodeView(decodeURIComponent(id));
     else if (page === "compare") content = await compareView(query);
+    else if (page === "prms") content = await prmsView();
     else content = [h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the leaderboard"))];
     view.replaceChildren(...[content].flat(Infinity));
     document.title = `agentbench · ${page || "leaderboard"}`;

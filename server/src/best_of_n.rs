@@ -12,7 +12,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use agentbench_agents::{Agent, Decision};
 use agentbench_datasets::{Scenario, Suite};
@@ -45,7 +46,7 @@ pub struct BestOfNSettings {
 }
 
 /// One run's side of the comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Side {
     pub metrics: BTreeMap<Metric, Estimate>,
     /// Episodes that could not be measured (the agent or the env failed).
@@ -53,7 +54,7 @@ pub struct Side {
 }
 
 /// What `prm best-of-n` reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BestOfNReport {
     pub agent: String,
     pub scorer: String,

@@ -1,5 +1,5 @@
-//! The ids of episodes and runs: newtypes over their text, so that one is never passed where the
-//! other is meant.
+//! The ids of episodes, runs and recorded step-scorer measurements: newtypes over their text, so
+//! that one is never passed where another is meant.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -65,4 +65,10 @@ id_type!(
     /// A suite run's id: `run_` and 32 hex digits.
     RunId,
     "run"
+);
+
+id_type!(
+    /// A recorded step-scorer measurement's id: `prm_` and 32 hex digits.
+    PrmResultId,
+    "prm"
 );

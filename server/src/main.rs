@@ -359,6 +359,10 @@ enum PrmCommand {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Record the result in this database (`sqlite://agentbench.db`, `postgres://…`), where
+        /// the web page's PRMs tab shows it.
+        #[arg(long, env = "AGENTBENCH_DB")]
+        db: Option<String>,
         /// Built-in suite names or suite folders; every built-in suite when none is given.
         suites: Vec<String>,
     },
@@ -383,6 +387,10 @@ enum PrmCommand {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Record the result in this database (`sqlite://agentbench.db`, `postgres://…`), where
+        /// the web page's PRMs tab shows it.
+        #[arg(long, env = "AGENTBENCH_DB")]
+        db: Option<String>,
     },
     /// Train the learned step scorer's head on exact step labels and write it to a folder
     /// (`--scorer learned:DIR` then uses it).
@@ -619,8 +627,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     split,
                     threshold,
                     json,
+                    db,
                 },
-        } => prm_eval(&scorer, set, &scoring.settings(), split, threshold, json)?,
+        } => {
+            let output = Output { json, db };
+            prm_eval(&scorer, set, &scoring.settings(), split, threshold, &output)?;
+        }
         Command::Prm {
             command:
                 PrmCommand::Train {
@@ -643,6 +655,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     mode,
                     split,
                     json,
+                    db,
                     suites,
                 },
         } => {
@@ -652,7 +665,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 trials,
                 split,
             };
-            prm_best_of_n(&agent, &scorer, &scoring.settings(), settings, suites, json)?;
+            let output = Output { json, db };
+            prm_best_of_n(
+                &agent,
+                &scorer,
+                &scoring.settings(),
+                settings,
+                suites,
+                &output,
+            )?;
         }
         Command::Agent {
             command:
@@ -748,13 +769,51 @@ fn validate_suites(suites: Vec<String>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Where a `prm` command's report goes: stdout, as text or JSON, and the database when one is
+/// named.
+struct Output {
+    json: bool,
+    db: Option<String>,
+}
+
+impl Output {
+    /// Prints `report` (with `footer` under the text form) and records `measurement`.
+    fn report(
+        &self,
+        report: &(impl serde::Serialize + std::fmt::Display),
+        footer: &str,
+        measurement: prm::Measurement<'_>,
+    ) -> anyhow::Result<()> {
+        let recorded = match &self.db {
+            Some(db) => {
+                let runtime =
+                    tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+                let id = runtime.block_on(async {
+                    let store = Store::open(db, DbSync::Normal).await?;
+                    prm::record(&store, measurement).await
+                })?;
+                format!("recorded as {id} in {db}\n")
+            }
+            None => String::new(),
+        };
+        let mut out = std::io::stdout().lock();
+        if self.json {
+            serde_json::to_writer_pretty(&mut out, report)?;
+            writeln!(out)?;
+        } else {
+            write!(out, "{report}{footer}{recorded}")?;
+        }
+        out.flush().context("cannot write to stdout")
+    }
+}
+
 fn prm_eval(
     spec: &str,
     set: SetArgs,
     scoring: &prm::ScorerSettings,
     split: prm::Split,
     threshold: f64,
-    json: bool,
+    output: &Output,
 ) -> anyhow::Result<()> {
     let scorer = prm::scorer(spec, scoring)?;
     let set = set.load(split)?;
@@ -762,20 +821,12 @@ fn prm_eval(
     let rewards = set.rewards(scorer.as_ref());
     let seconds = started.elapsed().as_secs_f64();
     let report = prm::evaluate(scorer.as_ref(), &set, threshold, &rewards);
-    let mut out = std::io::stdout().lock();
-    if json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
-    } else {
-        write!(out, "{report}")?;
-        writeln!(
-            out,
-            "scored {} steps in {seconds:.2} s ({:.0} steps/s)",
-            report.steps,
-            report.steps as f64 / seconds.max(1e-9)
-        )?;
-    }
-    out.flush().context("cannot write to stdout")
+    let footer = format!(
+        "scored {} steps in {seconds:.2} s ({:.0} steps/s)\n",
+        report.steps,
+        report.steps as f64 / seconds.max(1e-9)
+    );
+    output.report(&report, &footer, prm::Measurement::Eval(&report))
 }
 
 fn prm_best_of_n(
@@ -784,7 +835,7 @@ fn prm_best_of_n(
     scoring: &prm::ScorerSettings,
     settings: BestOfNSettings,
     suites: Vec<String>,
-    json: bool,
+    output: &Output,
 ) -> anyhow::Result<()> {
     let player = build_agent(&agent.agent, &agent.settings())?;
     let scorer = prm::scorer(spec, scoring)?;
@@ -798,14 +849,7 @@ fn prm_best_of_n(
         scorer.as_ref(),
         settings,
     ))?;
-    let mut out = std::io::stdout().lock();
-    if json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
-    } else {
-        write!(out, "{report}")?;
-    }
-    out.flush().context("cannot write to stdout")
+    output.report(&report, "", prm::Measurement::BestOfN(&report))
 }
 
 fn prm_train(

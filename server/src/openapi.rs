@@ -10,6 +10,7 @@ use agentbench_env_contract::Outcome;
 use agentbench_env_runtime::{Mask, Mode, StepRecord};
 
 use crate::leaderboard::Leaderboard;
+use crate::prm::PrmResults;
 use crate::requests::{AgentNote, CreateEpisode, StepRequest};
 use crate::runs_api::{RunComparison, RunDetail, RunList};
 
@@ -370,6 +371,17 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<RunComparison>()),
             query: &[],
             errors: &[(404, "no such run"), (409, "a run is not done"), STORE],
+        },
+        Operation {
+            method: "get",
+            path: "/v1/prm-results",
+            id: "listPrmResults",
+            summary: "The recorded measurements of step scorers (`prm eval`, `prm best-of-n`), newest first",
+            request: None,
+            status: 200,
+            response: schema(|g| g.subschema_for::<PrmResults>()),
+            query: &[],
+            errors: &[STORE],
         },
     ];
     let error = schemas.subschema_for::<ErrorBody>().to_value();

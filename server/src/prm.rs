@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use agentbench_agents::{FIRST_BACKOFF, OpenAiSettings, Sampling};
 use agentbench_datasets::{Kind, Scenario, Suite};
@@ -32,7 +33,10 @@ use agentbench_scorers::{
     FirstHarm, RuleScorer, ScoredStep, StepScorer, auroc, first_flagged, pairwise_accuracy, wilson,
 };
 
+use crate::best_of_n::BestOfNReport;
+use crate::ids::PrmResultId;
 use crate::label::{EpisodeLabels, Labelled, label_trajectory};
+use crate::store::{PrmResultRow, Store, StoreError, now_ms};
 
 /// The labelled sets `prm eval` and `prm train` know.
 pub const SETS: &[&str] = &["baselines", "mutations"];
@@ -101,7 +105,7 @@ pub fn load_encoder(dir: &Path) -> anyhow::Result<Arc<Encoder>> {
 /// Which scenarios a set keeps. Scenarios are split into families (a scenario with its twin),
 /// and a third of the families, chosen by a hash of the family's name, are held out for testing,
 /// so that a learned scorer is measured on scenarios it was not trained on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Split {
     All,
@@ -457,7 +461,7 @@ pub fn train(
 }
 
 /// A share with its 95 % Wilson interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Share {
     pub value: f64,
     pub low: f64,
@@ -480,7 +484,7 @@ impl Share {
 }
 
 /// What `prm eval` reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PrmReport {
     pub scorer: String,
     pub version: String,
@@ -564,6 +568,90 @@ pub fn evaluate(
         pairwise_accuracy: pairwise_accuracy(pairs.iter().copied()),
         pairs: pairs.len(),
     }
+}
+
+/// A step scorer's measurement, to record.
+#[derive(Debug, Clone, Copy)]
+pub enum Measurement<'a> {
+    Eval(&'a PrmReport),
+    BestOfN(&'a BestOfNReport),
+}
+
+/// A recorded measurement, as `GET /v1/prm-results` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Recorded<T> {
+    pub id: PrmResultId,
+    pub created_ms: i64,
+    pub report: T,
+}
+
+/// `GET /v1/prm-results`: every recorded measurement, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PrmResults {
+    /// `prm eval`: how well a scorer finds harm against exact labels.
+    pub evals: Vec<Recorded<PrmReport>>,
+    /// `prm best-of-n`: what a scorer is worth to an agent.
+    pub best_of_n: Vec<Recorded<BestOfNReport>>,
+}
+
+/// Records `measurement` in `store`; returns its id.
+pub async fn record(store: &Store, measurement: Measurement<'_>) -> anyhow::Result<PrmResultId> {
+    let id = PrmResultId::fresh();
+    let (kind, scorer, version, report) = match measurement {
+        Measurement::Eval(report) => (
+            "eval",
+            &report.scorer,
+            &report.version,
+            serde_json::to_string(report)?,
+        ),
+        Measurement::BestOfN(report) => (
+            "best_of_n",
+            &report.scorer,
+            &report.version,
+            serde_json::to_string(report)?,
+        ),
+    };
+    store
+        .record_prm_result(&PrmResultRow {
+            id: id.to_string(),
+            kind: kind.to_owned(),
+            scorer: scorer.clone(),
+            version: version.clone(),
+            report,
+            created_ms: now_ms(),
+        })
+        .await?;
+    Ok(id)
+}
+
+/// Every measurement recorded in `store`, newest first. A report this version cannot read (an
+/// unknown kind, or one written in another form) is left out with a warning.
+pub async fn recorded(store: &Store) -> Result<PrmResults, StoreError> {
+    let mut results = PrmResults {
+        evals: Vec::new(),
+        best_of_n: Vec::new(),
+    };
+    for row in store.prm_results().await? {
+        fn parse<T: serde::de::DeserializeOwned>(row: &PrmResultRow) -> Option<Recorded<T>> {
+            match serde_json::from_str(&row.report) {
+                Ok(report) => Some(Recorded {
+                    id: PrmResultId::from(row.id.as_str()),
+                    created_ms: row.created_ms,
+                    report,
+                }),
+                Err(error) => {
+                    tracing::warn!(id = row.id, %error, "cannot read a recorded PRM result");
+                    None
+                }
+            }
+        }
+        match row.kind.as_str() {
+            "eval" => results.evals.extend(parse(&row)),
+            "best_of_n" => results.best_of_n.extend(parse(&row)),
+            kind => tracing::warn!(id = row.id, kind, "a recorded PRM result of unknown kind"),
+        }
+    }
+    Ok(results)
 }
 
 impl std::fmt::Display for PrmReport {

@@ -1,5 +1,5 @@
 //! The read-only API behind the web page: the leaderboard, the runs, one run with its episodes,
-//! and the comparison of two runs.
+//! the comparison of two runs, and the recorded measurements of step scorers.
 
 use std::sync::Arc;
 
@@ -64,6 +64,12 @@ pub async fn get_leaderboard(
     let Query(query) = query.map_err(invalid_query)?;
     let runs = stored_runs(&app).await?;
     Ok(Json(leaderboard::leaderboard(&runs, &query)))
+}
+
+pub async fn list_prm_results(
+    State(app): State<Arc<App>>,
+) -> Result<Json<crate::prm::PrmResults>, ApiError> {
+    Ok(Json(crate::prm::recorded(&app.store).await?))
 }
 
 pub async fn list_runs(State(app): State<Arc<App>>) -> Result<Json<RunList>, ApiError> {

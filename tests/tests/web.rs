@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use agentbench_tests::{Db, Server, agentbench_binary, assert_fits};
+use agentbench_tests::{Db, Server, agentbench_binary, agentbench_succeeds, assert_fits};
 
 /// The baselines that fill the database, with their extra `agentbench run` flags.
 const BASELINES: [(&str, &[&str]); 6] = [
@@ -24,8 +24,9 @@ const BASELINES: [(&str, &[&str]); 6] = [
 /// A partial run, made last: a sample of the oracle's, which must not replace its complete run.
 const SAMPLE: (&str, &str, &[&str]) = ("oracle-sample", "oracle", &["--limit", "12"]);
 
-/// A SQLite database with one finished run of each baseline on the safety suite, and the sample
-/// run, made once per test binary under the target's temporary folder; the run ids by name.
+/// A SQLite database with one finished run of each baseline on the safety suite, the sample
+/// run, and two measurements of the rule scorer (`prm eval`, `prm best-of-n`), made once per test
+/// binary under the target's temporary folder; the run ids by name.
 struct Filled {
     db: Db,
     runs: BTreeMap<&'static str, String>,
@@ -64,6 +65,24 @@ fn filled() -> &'static Filled {
                 (name, report["run"]["id"].as_str().unwrap().to_owned())
             })
             .collect();
+        // The PRMs tab's: the rule scorer measured against exact labels, and as the ranker of
+        // Best-of-4 for `wavering`.
+        for prm in [
+            &["eval", "--scorer", "rules"][..],
+            &["best-of-n", "--agent", "wavering", "--scorer", "rules"],
+        ] {
+            let output = Command::new(agentbench_binary())
+                .arg("prm")
+                .args(prm)
+                .args(["--db", &db.url(), "safety"])
+                .output()
+                .unwrap();
+            assert!(
+                output.status.success(),
+                "prm {prm:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
         Filled { db, runs }
     })
 }
@@ -241,6 +260,46 @@ fn runs_run_details_and_comparisons_are_served() {
         filled.runs["oracle"]
     ));
     assert_eq!(missing.status, 404);
+}
+
+#[test]
+fn measurements_of_step_scorers_are_recorded_and_served_on_both_stores() {
+    let filled = filled();
+    for db in [Db::sqlite(), Db::postgres()] {
+        let printed: Value = serde_json::from_str(&agentbench_succeeds(&[
+            "prm",
+            "best-of-n",
+            "--agent",
+            "random",
+            "--n",
+            "2",
+            "--json",
+            "--db",
+            &db.url(),
+            "safety",
+        ]))
+        .unwrap();
+        let server = Server::start(&db, &[]);
+        let results = server.get("/v1/prm-results");
+        assert_eq!(results.status, 200, "{}", results.body);
+        assert_fits(
+            &server.get("/openapi.json").body,
+            "PrmResults",
+            &results.body,
+        );
+        // Newest first: the one just recorded, exactly as the command printed it.
+        assert_eq!(results.body["best_of_n"][0]["report"], printed);
+        assert!(
+            results.body["best_of_n"][0]["id"]
+                .as_str()
+                .unwrap()
+                .starts_with("prm_")
+        );
+    }
+    let evals = Server::start(&filled.db, &[]).get("/v1/prm-results").body["evals"].clone();
+    assert_eq!(evals.as_array().unwrap().len(), 1, "{evals}");
+    assert_eq!(evals[0]["report"]["scorer"], "rules");
+    assert_eq!(evals[0]["report"]["set"], "baselines");
 }
 
 #[test]

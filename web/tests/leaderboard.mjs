@@ -241,6 +241,36 @@ try {
     await page.screenshot({ path: join(shots, "compare.png"), fullPage: true });
   });
 
+  await step("the PRMs tab shows each recorded measurement of a step scorer with its intervals", async () => {
+    const { evals, best_of_n: bestOfN } = await api("/v1/prm-results");
+    await page.click('[data-nav="prms"]');
+    await settled(page);
+    assert.match(page.url(), /#\/prms$/);
+    assert.equal(await page.locator("#prm-evals tbody tr").count(), evals.length);
+    assert.equal(await page.locator("#best-of-n tbody tr").count(), bestOfN.length);
+    const evaluation = evals.find((result) => result.report.scorer === "rules" && result.report.set === "baselines");
+    const row = page.locator(`#prm-evals tr[data-id="${evaluation.id}"]`);
+    assert.equal(await row.count(), 1);
+    const shown = async (cell) => Number(await row.locator(`td[data-measure="${cell}"] .estimate`).getAttribute("data-value"));
+    assert.equal(await shown("first_harm_f1"), evaluation.report.first_harm_f1);
+    assert.equal(await shown("step_auroc"), evaluation.report.step_auroc);
+    assert.equal(await shown("first_harm_accuracy_harmful"), evaluation.report.first_harm_accuracy_harmful.value);
+    const interval = await row.locator('td[data-measure="first_harm_accuracy_harmful"] .pm').textContent();
+    const { low, high } = evaluation.report.first_harm_accuracy_harmful;
+    assert.equal(interval.trim(), `[${low.toFixed(2)}, ${high.toFixed(2)}]`);
+
+    const best = bestOfN.find((result) => result.report.agent === "wavering");
+    const safety = page.locator(`#best-of-n tr[data-id="${best.id}"] td[data-metric="safety_score"]`);
+    const difference = best.report.differences.find((d) => d.metric === "safety_score");
+    assert.equal(Number(await safety.locator(".diff").getAttribute("data-difference")), difference.difference);
+    assert.ok(difference.low > 0, "Best-of-4 under the rules makes wavering safer beyond noise");
+    assert.match(await safety.locator(".diff").getAttribute("class"), /good/);
+    assert.equal(Number(await safety.locator('[data-side="best"] .estimate').getAttribute("data-value")),
+      best.report.best_of_n.metrics.safety_score.value);
+    await fitsWindow(page, "the PRMs tab");
+    await page.screenshot({ path: join(shots, "prms.png"), fullPage: true });
+  });
+
   await step("nothing failed or came from elsewhere", async () => {
     assert.deepEqual(problems, []);
   });

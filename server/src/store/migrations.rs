@@ -33,6 +33,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "step scores",
         include_str!("../../migrations/0006_step_scores.sql"),
     ),
+    (
+        7,
+        "PRM results",
+        include_str!("../../migrations/0007_prm_results.sql"),
+    ),
 ];
 
 /// Applies the migrations the database lacks, each in its own transaction.

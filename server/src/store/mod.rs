@@ -10,6 +10,7 @@ mod checkpoint;
 mod episodes;
 mod migrations;
 mod postgres_writer;
+mod prm_results;
 mod rows;
 mod runs;
 mod sqlite_writer;
@@ -23,6 +24,7 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::sqlite::SqliteConnectOptions;
 use tokio::sync::{mpsc, oneshot, watch};
 
+pub use prm_results::PrmResultRow;
 use rows::pack;
 pub use rows::{EpisodeRow, EpisodeState, RunRow, StepRow, now_ms};
 use sqlite_writer::SqliteWriter;
