@@ -266,7 +266,7 @@ fn runs_run_details_and_comparisons_are_served() {
 fn measurements_of_step_scorers_are_recorded_and_served_on_both_stores() {
     let filled = filled();
     for db in [Db::sqlite(), Db::postgres()] {
-        let printed: Value = serde_json::from_str(&agentbench_succeeds(&[
+        let printed: Value = serde_json::from_str(&agentbench_succeeds([
             "prm",
             "best-of-n",
             "--agent",
