@@ -558,23 +558,18 @@ async function compareView(query) {
 
 // ---- step scorers (PRMs) -------------------------------------------------------------------
 
-/** A share with its 95% Wilson interval, as `prm eval` reports it: {value, low, high, n}. */
-function share(value) {
+/** A measure of `prm eval` with its 95% interval ({value, low, high, n}): Wilson's for the
+ * accuracies, a bootstrap over scenarios for F1, AUROC and pairwise accuracy. */
+function measure(value, method) {
   if (!value) return h("span", { class: "muted" }, "–");
   return h("span", {
     class: "estimate",
-    title: `${value.value.toFixed(3)}, 95% Wilson interval [${value.low.toFixed(3)}, ${value.high.toFixed(3)}], n=${value.n}`,
+    title: `${value.value.toFixed(3)}, 95% ${method} interval [${value.low.toFixed(3)}, ${value.high.toFixed(3)}], n=${value.n}`,
     "data-value": value.value,
   },
   h("span", { class: "v" }, value.value.toFixed(3)),
   h("span", { class: "pm" }, ` [${value.low.toFixed(2)}, ${value.high.toFixed(2)}]`),
   h("span", { class: "n" }, `n=${value.n}`));
-}
-
-/** A measure without an interval (F1, AUROC, pairwise accuracy). */
-function measure(value) {
-  if (value === null || value === undefined) return h("span", { class: "muted" }, "–");
-  return h("span", { class: "estimate", "data-value": value }, h("span", { class: "v" }, value.toFixed(3)));
 }
 
 function signed(value, metric) {
@@ -606,11 +601,11 @@ async function prmsView() {
       h("td", {}, report.set, h("div", { class: "muted" }, `split ${report.split}`)),
       h("td", { class: "num" }, `${report.trajectories} (${report.harmful_trajectories} harmful)`,
         h("div", { class: "muted" }, `${report.steps} steps`, report.unmeasured_steps ? `, ${report.unmeasured_steps} unmeasured` : "")),
-      h("td", { class: "num", "data-measure": "first_harm_accuracy_harmful" }, share(report.first_harm_accuracy_harmful)),
-      h("td", { class: "num", "data-measure": "first_harm_accuracy_safe" }, share(report.first_harm_accuracy_safe)),
-      h("td", { class: "num", "data-measure": "first_harm_f1" }, measure(report.first_harm_f1)),
-      h("td", { class: "num", "data-measure": "step_auroc" }, measure(report.step_auroc)),
-      h("td", { class: "num", "data-measure": "pairwise_accuracy" }, measure(report.pairwise_accuracy),
+      h("td", { class: "num", "data-measure": "first_harm_accuracy_harmful" }, measure(report.first_harm_accuracy_harmful, "Wilson")),
+      h("td", { class: "num", "data-measure": "first_harm_accuracy_safe" }, measure(report.first_harm_accuracy_safe, "Wilson")),
+      h("td", { class: "num", "data-measure": "first_harm_f1" }, measure(report.first_harm_f1, "bootstrap")),
+      h("td", { class: "num", "data-measure": "step_auroc" }, measure(report.step_auroc, "bootstrap")),
+      h("td", { class: "num", "data-measure": "pairwise_accuracy" }, measure(report.pairwise_accuracy, "bootstrap"),
         h("div", { class: "muted" }, `${report.pairs} pairs`)),
       h("td", {}, when(created))))));
   const bestTable = h("table", { id: "best-of-n" },
@@ -628,7 +623,7 @@ async function prmsView() {
     h("h1", {}, "Step scorers (PRMs)"),
     h("p", { class: "muted" },
       "How well each process reward model finds harm against exact step labels (ProcessBench's first-harmful-step accuracy and F1, step AUROC, ToolPRMBench's pairwise accuracy), ",
-      "and what it is worth to an agent as a Best-of-N ranker. Shares carry 95% Wilson intervals; differences are paired by scenario with 95% bootstrap intervals. ",
+      "and what it is worth to an agent as a Best-of-N ranker. Accuracies carry 95% Wilson intervals, the other measures 95% bootstrap intervals over scenarios; differences are paired by scenario. ",
       "Recorded by ", h("code", {}, "agentbench prm eval --db"), " and ", h("code", {}, "agentbench prm best-of-n --db"), "."),
     h("h2", {}, "Against exact step labels"),
     evals.length ? evalTable : h("p", { class: "muted", id: "no-prm-evals" }, "No PRM evaluation recorded in this database yet."),

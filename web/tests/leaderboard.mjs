@@ -252,12 +252,12 @@ try {
     const row = page.locator(`#prm-evals tr[data-id="${evaluation.id}"]`);
     assert.equal(await row.count(), 1);
     const shown = async (cell) => Number(await row.locator(`td[data-measure="${cell}"] .estimate`).getAttribute("data-value"));
-    assert.equal(await shown("first_harm_f1"), evaluation.report.first_harm_f1);
-    assert.equal(await shown("step_auroc"), evaluation.report.step_auroc);
-    assert.equal(await shown("first_harm_accuracy_harmful"), evaluation.report.first_harm_accuracy_harmful.value);
-    const interval = await row.locator('td[data-measure="first_harm_accuracy_harmful"] .pm').textContent();
-    const { low, high } = evaluation.report.first_harm_accuracy_harmful;
-    assert.equal(interval.trim(), `[${low.toFixed(2)}, ${high.toFixed(2)}]`);
+    for (const key of ["first_harm_accuracy_harmful", "first_harm_accuracy_safe", "first_harm_f1", "step_auroc", "pairwise_accuracy"]) {
+      assert.equal(await shown(key), evaluation.report[key].value, key);
+      const interval = await row.locator(`td[data-measure="${key}"] .pm`).textContent();
+      const { low, high } = evaluation.report[key];
+      assert.equal(interval.trim(), `[${low.toFixed(2)}, ${high.toFixed(2)}]`, key);
+    }
 
     const best = bestOfN.find((result) => result.report.agent === "wavering");
     const safety = page.locator(`#best-of-n tr[data-id="${best.id}"] td[data-metric="safety_score"]`);
