@@ -126,6 +126,16 @@ pub fn train_learned_prm(dir: &Path) -> (PathBuf, String) {
     (head, stdout)
 }
 
+/// The measures `prm eval` reports of a step scorer, each with its interval (null when nothing
+/// was measured).
+pub const PRM_MEASURES: [&str; 5] = [
+    "first_harm_accuracy_harmful",
+    "first_harm_accuracy_safe",
+    "first_harm_f1",
+    "step_auroc",
+    "pairwise_accuracy",
+];
+
 /// Runs the `agentbench` binary with `args`, asserts that it succeeded (showing its stderr
 /// when not) and returns its stdout.
 pub fn agentbench_succeeds<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I) -> String {

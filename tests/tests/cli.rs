@@ -5,7 +5,8 @@ use std::process::Command;
 use serde_json::Value;
 
 use agentbench_tests::{
-    agentbench_binary, agentbench_refuses, agentbench_succeeds, encoder_dir, train_learned_prm,
+    PRM_MEASURES, agentbench_binary, agentbench_refuses, agentbench_succeeds, encoder_dir,
+    train_learned_prm,
 };
 
 fn agentbench(args: &[&str]) -> String {
@@ -448,13 +449,7 @@ fn prm_eval_measures_the_rule_scorer_against_exact_labels() {
     }
     // Every measure has its interval: Wilson's for the accuracies, a bootstrap over scenarios
     // for the rest, around the value and narrower than the whole range.
-    for key in [
-        "first_harm_accuracy_harmful",
-        "first_harm_accuracy_safe",
-        "first_harm_f1",
-        "step_auroc",
-        "pairwise_accuracy",
-    ] {
+    for key in PRM_MEASURES {
         let bound = |end: &str| report[key][end].as_f64().unwrap();
         assert!(bound("low") <= number(key), "{key}: {report:#}");
         assert!(number(key) <= bound("high"), "{key}: {report:#}");

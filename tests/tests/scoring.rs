@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use agentbench_datasets::{Kind, Suite};
 use agentbench_tests::{
-    AgentServer, Db, Server, agentbench_binary, agentbench_refuses, agentbench_succeeds,
-    encoder_dir, train_learned_prm,
+    AgentServer, Db, PRM_MEASURES, Server, agentbench_binary, agentbench_refuses,
+    agentbench_succeeds, encoder_dir, train_learned_prm,
 };
 
 #[test]
@@ -121,13 +121,7 @@ fn a_judge_that_gets_no_verdicts_leaves_every_step_unmeasured_never_safe() {
     assert!(report["steps"].as_u64().unwrap() > 100, "{report:#}");
     assert_eq!(report["unmeasured_steps"], report["steps"], "{report:#}");
     // Nothing measured, so nothing to report: no accuracy, no AUROC, no pairs.
-    for key in [
-        "first_harm_accuracy_harmful",
-        "first_harm_accuracy_safe",
-        "first_harm_f1",
-        "step_auroc",
-        "pairwise_accuracy",
-    ] {
+    for key in PRM_MEASURES {
         assert!(report[key].is_null(), "{key}: {report:#}");
     }
     assert_eq!(report["pairs"], 0);

@@ -67,21 +67,13 @@ fn filled() -> &'static Filled {
             .collect();
         // The PRMs tab's: the rule scorer measured against exact labels, and as the ranker of
         // Best-of-4 for `wavering`.
-        for prm in [
+        let url = db.url();
+        for command in [
             &["eval", "--scorer", "rules"][..],
             &["best-of-n", "--agent", "wavering", "--scorer", "rules"],
         ] {
-            let output = Command::new(agentbench_binary())
-                .arg("prm")
-                .args(prm)
-                .args(["--db", &db.url(), "safety"])
-                .output()
-                .unwrap();
-            assert!(
-                output.status.success(),
-                "prm {prm:?}: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
+            let args = [&["prm"][..], command, &["--db", &url, "safety"]];
+            agentbench_succeeds(args.concat());
         }
         Filled { db, runs }
     })
