@@ -697,7 +697,8 @@ async fn responses_match_the_openapi_document() {
             "/v1/leaderboard",
             "/v1/runs",
             "/v1/runs/{id}",
-            "/v1/runs/{id}/compare/{other}"
+            "/v1/runs/{id}/compare/{other}",
+            "/v1/prm-results"
         ]
     );
     let check = |name: &str, instance: &Value| support::assert_fits(&document, name, instance);
@@ -738,6 +739,9 @@ async fn responses_match_the_openapi_document() {
     check("Trajectory", &trajectory);
     let (_, error) = post(&app, &steps, json!({"action": {"message": "again"}})).await;
     check("ErrorBody", &error);
+    let (_, results) = call(&app, Method::GET, "/v1/prm-results", None).await;
+    check("PrmResults", &results);
+    assert_eq!(results, json!({"evals": [], "best_of_n": []}));
 }
 
 /// Policies over HTTP: `enforce` blocks what `audit` runs, both record the violation and its
