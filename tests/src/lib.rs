@@ -111,6 +111,23 @@ pub fn encoder_dir() -> &'static Path {
     })
 }
 
+/// The Python venv a set-up script makes (`trainer/setup.sh`, `tests/real-model/setup.sh`: each
+/// prints the venv's path, relative to the repository's root, and keeps a complete one).
+pub fn python_venv(setup: &str) -> PathBuf {
+    let root = workspace_root();
+    let output = Command::new("bash")
+        .arg(root.join(setup))
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{setup} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    root.join(String::from_utf8_lossy(&output.stdout).trim())
+}
+
 /// Trains the learned PRM with `agentbench prm train` (the set `baselines`, split `train`) into
 /// `dir/head`; returns the folder and what the command printed.
 pub fn train_learned_prm(dir: &Path) -> (PathBuf, String) {
@@ -211,7 +228,7 @@ impl Drop for AgentServer {
 
 /// The workspace's root: the parent folder of the crate this file is compiled in (`tests/`, or
 /// `server/` for the server's tests).
-fn workspace_root() -> &'static Path {
+pub fn workspace_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("a member crate is in the workspace's folder")
@@ -344,6 +361,43 @@ fn run_sql(url: String, statement: String, number: bool) -> Option<i64> {
     .unwrap()
 }
 
+/// One HTTP/1.1 request to `addr` on a fresh connection; returns the status, the head
+/// (lowercased) and the JSON body.
+pub fn request_at(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> Response {
+    let mut stream = send(addr, method, path, body);
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let head = head.to_ascii_lowercase();
+    let json = head.contains("content-type: application/json");
+    Response {
+        status,
+        body: if json {
+            serde_json::from_str(body).unwrap()
+        } else {
+            Value::Null
+        },
+        text: body.to_owned(),
+        head,
+    }
+}
+
+/// Writes one HTTP/1.1 request to `addr` on a fresh connection, which the server closes after
+/// its answer.
+fn send(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nhost: agentbench\r\nconnection: close\r\n\
+         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    stream
+}
+
 /// `agentbench serve` as a child process; killed (SIGKILL) when dropped.
 #[derive(Debug)]
 pub struct Server {
@@ -388,49 +442,17 @@ impl Server {
         self.child.wait().unwrap();
     }
 
-    /// One HTTP/1.1 request on a fresh connection; returns the status, the head (lowercased)
-    /// and the JSON body.
+    /// One HTTP/1.1 request on a fresh connection (`request_at`).
     pub fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Response {
-        let mut stream = self.send(method, path, body);
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        let (head, body) = response.split_once("\r\n\r\n").unwrap();
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        let head = head.to_ascii_lowercase();
-        let json = head.contains("content-type: application/json");
-        Response {
-            status,
-            body: if json {
-                serde_json::from_str(body).unwrap()
-            } else {
-                Value::Null
-            },
-            text: body.to_owned(),
-            head,
-        }
+        request_at(self.addr, method, path, body)
     }
 
     /// Sends a request and hangs up at once, without reading the answer, as a client that gives
     /// up does: the server may or may not have started on the request when it sees the
     /// connection close.
     pub fn hang_up(&self, method: &str, path: &str, body: &Value) {
-        let stream = self.send(method, path, Some(body));
+        let stream = send(self.addr, method, path, Some(body));
         stream.shutdown(std::net::Shutdown::Both).unwrap();
-    }
-
-    /// Writes one HTTP/1.1 request on a fresh connection, which the server closes after its
-    /// answer.
-    fn send(&self, method: &str, path: &str, body: Option<&Value>) -> TcpStream {
-        let mut stream = TcpStream::connect(self.addr).unwrap();
-        let body = body.map(Value::to_string).unwrap_or_default();
-        write!(
-            stream,
-            "{method} {path} HTTP/1.1\r\nhost: agentbench\r\nconnection: close\r\n\
-             content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        stream
     }
 
     pub fn get(&self, path: &str) -> Response {

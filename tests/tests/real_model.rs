@@ -16,18 +16,13 @@
 //! what bounds such a reply here, and `--agent-timeout` what bounds its time.
 
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use agentbench_tests::agentbench_binary;
-
-/// The repository's root.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use agentbench_tests::{agentbench_binary, python_venv};
 
 /// The llama-cpp-python server, killed when dropped.
 struct ModelServer {
@@ -44,17 +39,7 @@ impl Drop for ModelServer {
 
 /// Sets up the venv and starts the server on a free port, waiting until it lists its model.
 fn start_model_server(log: &Path) -> ModelServer {
-    let setup = Command::new("bash")
-        .arg(root().join("tests/real-model/setup.sh"))
-        .current_dir(root())
-        .output()
-        .unwrap();
-    assert!(
-        setup.status.success(),
-        "tests/real-model/setup.sh failed:\n{}",
-        String::from_utf8_lossy(&setup.stderr)
-    );
-    let venv = root().join(String::from_utf8_lossy(&setup.stdout).trim());
+    let venv = python_venv("tests/real-model/setup.sh");
     let python = venv.join("bin/python");
     let gguf = Command::new(&python)
         .args([

@@ -1,0 +1,209 @@
+"""Chat completions: agentbench's ChatML tool template, sampling with a KV cache that keeps every
+sampled token id and its log-probability, and the reply in OpenAI's shape.
+
+Tools are listed in the system turn; the policy calls one by writing
+``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, and a tool's result comes back in a
+user turn as ``<tool_response>...</tool_response>`` (the Hermes convention, which SmolLM2 and
+Qwen were trained near). A reply whose ``<tool_call>`` is not such JSON stays text: the agent
+records what the model wrote.
+
+The log-probability of a sampled token is under the distribution it was drawn from, the logits
+divided by the temperature (before ``top_p``'s truncation), which is the distribution a PPO
+update at that temperature differentiates.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+
+import torch
+
+from .policy import Policy
+
+#: How many tokens a reply may run to when the request does not say.
+DEFAULT_MAX_TOKENS = 512
+
+TEMPLATE = (
+    "{%- set system = namespace(text='') -%}"
+    "{%- for message in messages if message.role == 'system' -%}"
+    "{%- set system.text = system.text + message.content -%}"
+    "{%- endfor -%}"
+    "<|im_start|>system\n{{ system.text }}"
+    "{%- if tools %}\n\nTo call a tool, write <tool_call>{\"name\": NAME, \"arguments\": {...}}</tool_call>. "
+    "The tools:\n<tools>"
+    "{%- for tool in tools %}\n{{ tool | tojson }}{%- endfor %}\n</tools>"
+    "{%- endif %}<|im_end|>\n"
+    "{%- for message in messages if message.role != 'system' %}"
+    "{%- if message.role == 'assistant' %}"
+    "<|im_start|>assistant\n{{ message.content or '' }}"
+    "{%- for call in message.tool_calls or [] %}"
+    "<tool_call>{\"name\": {{ call.function.name | tojson }}, \"arguments\": {{ call.function.arguments }}}</tool_call>"
+    "{%- endfor %}<|im_end|>\n"
+    "{%- elif message.role == 'tool' %}"
+    "<|im_start|>user\n<tool_response>{{ message.content }}</tool_response><|im_end|>\n"
+    "{%- else %}"
+    "<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n"
+    "{%- endif %}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
+
+
+class BadRequest(ValueError):
+    """A request the worker cannot serve: answered 400 with the reason."""
+
+
+def render(policy: Policy, messages: list, tools: list) -> list[int]:
+    """The prompt's token ids, ending where the assistant's reply begins."""
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest("`messages` must be a non-empty array")
+    text = policy.tokenizer.apply_chat_template(
+        messages, tools=tools or None, add_generation_prompt=True, tokenize=False
+    )
+    return policy.tokenizer(text, add_special_tokens=False).input_ids
+
+
+def parse_reply(text: str) -> tuple[str | None, list[dict]]:
+    """The reply's text and its tool calls (OpenAI's form, arguments as JSON text)."""
+    calls = []
+    for index, match in enumerate(TOOL_CALL.finditer(text)):
+        try:
+            call = json.loads(match.group(1))
+            name, arguments = call["name"], call.get("arguments", {})
+            if not isinstance(name, str):
+                raise TypeError("name")
+        except (ValueError, KeyError, TypeError):
+            return text, []
+        calls.append(
+            {
+                "id": f"call_{index}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+        )
+    if not calls:
+        return text, []
+    rest = TOOL_CALL.sub("", text).strip()
+    return rest, calls
+
+
+def sample(policy: Policy, prompt: list[int], max_tokens: int, temperature: float, top_p: float,
+           seed: int | None) -> tuple[list[int], list[float], str]:
+    """Samples a reply: its token ids, their log-probabilities and the finish reason
+    (``stop`` at the end-of-turn token, ``length`` at `max_tokens`)."""
+    model, device = policy.model, policy.device
+    eos = policy.tokenizer.eos_token_id
+    generator = torch.Generator(device="cpu")
+    generator.manual_seed(seed if seed is not None else torch.seed() % 2**63)
+    ids: list[int] = []
+    logprobs: list[float] = []
+    finish = "length"
+    with torch.no_grad():
+        out = model(input_ids=torch.tensor([prompt], device=device), use_cache=True)
+        for _ in range(max_tokens):
+            logits = out.logits[0, -1].float().cpu()
+            if temperature > 0:
+                scaled = torch.log_softmax(logits / temperature, dim=-1)
+                probabilities = scaled.exp()
+                if top_p < 1.0:
+                    probabilities = nucleus(probabilities, top_p)
+                token = int(torch.multinomial(probabilities, 1, generator=generator))
+            else:
+                scaled = torch.log_softmax(logits, dim=-1)
+                token = int(torch.argmax(logits))
+            ids.append(token)
+            logprobs.append(float(scaled[token]))
+            if token == eos:
+                finish = "stop"
+                break
+            out = model(
+                input_ids=torch.tensor([[token]], device=device),
+                use_cache=True,
+                **carried(model, out),
+            )
+    return ids, logprobs, finish
+
+
+def carried(model, out) -> dict:
+    """The KV cache `out` holds, as the argument that hands it to the next call: `cache` since
+    transformers 5.2x, `past_key_values` before."""
+    if hasattr(out, "cache"):
+        return {"cache": out.cache}
+    return {"past_key_values": out.past_key_values}
+
+
+def nucleus(probabilities: torch.Tensor, top_p: float) -> torch.Tensor:
+    """`probabilities` cut to the smallest set of tokens whose mass reaches `top_p`."""
+    ordered, order = torch.sort(probabilities, descending=True)
+    before = torch.cumsum(ordered, dim=-1) - ordered
+    ordered[before >= top_p] = 0.0
+    kept = torch.zeros_like(probabilities).scatter(0, order, ordered)
+    return kept / kept.sum()
+
+
+def number(body: dict, key: str, default, low=None, high=None):
+    value = body.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadRequest(f"`{key}` must be a number")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise BadRequest(f"`{key}` must be in [{low}, {high}]")
+    return value
+
+
+def complete(policy: Policy, body: dict) -> dict:
+    """Answers one chat-completions request."""
+    tools = body.get("tools") or []
+    if body.get("tool_choice") == "none":
+        tools = []
+    prompt = render(policy, body.get("messages"), tools)
+    max_tokens = int(number(body, "max_tokens", None, 1) or number(
+        body, "max_completion_tokens", DEFAULT_MAX_TOKENS, 1))
+    temperature = float(number(body, "temperature", 1.0, 0.0, 10.0))
+    top_p = float(number(body, "top_p", 1.0, 0.0, 1.0))
+    seed = body.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise BadRequest("`seed` must be an integer")
+    ids, logprobs, finish = sample(policy, prompt, max_tokens, temperature, top_p, seed)
+    tokenizer = policy.tokenizer
+    text = tokenizer.decode(ids, skip_special_tokens=True)
+    content, calls = parse_reply(text)
+    message = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = calls
+        finish = "tool_calls" if finish == "stop" else finish
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": policy.name,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": finish,
+                "logprobs": {
+                    "content": [
+                        {"token": tokenizer.decode([token]), "logprob": logprob}
+                        for token, logprob in zip(ids, logprobs)
+                    ]
+                },
+                # Beyond OpenAI's shape: what a trainer needs to keep (re-tokenising the
+                # decoded text would not give these ids back).
+                "token_ids": ids,
+            }
+        ],
+        "prompt_token_ids": prompt,
+        "policy_version": policy.version,
+        "usage": {
+            "prompt_tokens": len(prompt),
+            "completion_tokens": len(ids),
+            "total_tokens": len(prompt) + len(ids),
+        },
+    }

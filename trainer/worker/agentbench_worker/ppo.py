@@ -1,0 +1,102 @@
+"""The update: per-token log-probabilities of token sequences under the policy, and the
+PPO-style clipped policy-gradient loss with an optional KL penalty to a reference policy.
+
+A sample is a whole token sequence (prompt, replies and tool results, as the episode went) with
+a loss mask of 1 on the tokens the policy sampled and 0 elsewhere (prompt, tool output), an
+advantage per token, and the log-probability each sampled token had when it was drawn. Token
+t's log-probability comes from the logits at t - 1, so token 0 is never trained on. The loss is
+the mean over every masked token of the batch (each token weighs the same, however long its
+sequence).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class Sample:
+    token_ids: list[int]
+    loss_mask: list[int]
+    advantages: list[float]
+    old_logprobs: list[float]
+
+
+class BadBatch(ValueError):
+    """A batch the worker cannot train on: answered 400 with the reason."""
+
+
+def parse_samples(raw) -> list[Sample]:
+    if not isinstance(raw, list) or not raw:
+        raise BadBatch("`samples` must be a non-empty array")
+    samples = []
+    for index, item in enumerate(raw):
+        try:
+            sample = Sample(
+                token_ids=[int(t) for t in item["token_ids"]],
+                loss_mask=[int(m) for m in item["loss_mask"]],
+                advantages=[float(a) for a in item["advantages"]],
+                old_logprobs=[float(p) for p in item["old_logprobs"]],
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise BadBatch(f"sample {index}: {error!r}") from None
+        n = len(sample.token_ids)
+        lengths = {len(sample.loss_mask), len(sample.advantages), len(sample.old_logprobs)}
+        if n < 2 or lengths != {n}:
+            raise BadBatch(
+                f"sample {index}: token_ids, loss_mask, advantages and old_logprobs must have "
+                f"one entry per token (at least 2 tokens)"
+            )
+        if sample.loss_mask[0] != 0 or any(m not in (0, 1) for m in sample.loss_mask):
+            raise BadBatch(f"sample {index}: loss_mask is 0 or 1 per token, and 0 on token 0")
+        if sum(sample.loss_mask) == 0:
+            raise BadBatch(f"sample {index}: no token is trained on (loss_mask is all 0)")
+        samples.append(sample)
+    return samples
+
+
+def token_logprobs(model, token_ids: list[int], device, temperature: float = 1.0) -> torch.Tensor:
+    """Each token's log-probability given the ones before it (0 for token 0), as a vector."""
+    ids = torch.tensor([token_ids], device=device)
+    logits = model(input_ids=ids).logits[0, :-1].float() / temperature
+    chosen = torch.log_softmax(logits, dim=-1).gather(1, ids[0, 1:, None].long())[:, 0]
+    return torch.cat([torch.zeros(1, device=chosen.device), chosen])
+
+
+def clipped_loss(new: torch.Tensor, old: torch.Tensor, advantages: torch.Tensor,
+                 mask: torch.Tensor, clip: float, reference: torch.Tensor | None = None,
+                 kl_coef: float = 0.0, tokens: float | None = None) -> dict:
+    """PPO's clipped surrogate, summed over the masked tokens and divided by `tokens` (the
+    masked tokens of the whole batch; of these tensors when `None`):
+
+    - ratio r = exp(new - old); per token -min(r A, clip(r, 1 - clip, 1 + clip) A);
+    - with a reference, plus `kl_coef` times the k3 estimate of KL(new || reference),
+      exp(ref - new) - (ref - new) - 1, per token;
+    - `clip_fraction`: the share of tokens whose ratio lies outside [1 - clip, 1 + clip];
+    - `approx_kl`: the k3 estimate of KL(old || new), exp(new - old) - (new - old) - 1 per
+      token, how far the policy has moved since the tokens were sampled.
+    """
+    mask = mask.float()
+    tokens = float(mask.sum()) if tokens is None else tokens
+    ratio = torch.exp(new - old)
+    surrogate = torch.minimum(ratio * advantages, torch.clamp(ratio, 1 - clip, 1 + clip) * advantages)
+    pg_loss = -(surrogate * mask).sum() / tokens
+    loss = pg_loss
+    kl = torch.zeros((), device=new.device)
+    if reference is not None:
+        delta = reference - new
+        kl = ((torch.exp(delta) - delta - 1) * mask).sum() / tokens
+        loss = loss + kl_coef * kl
+    with torch.no_grad():
+        outside = ((ratio < 1 - clip) | (ratio > 1 + clip)).float()
+        log_ratio = new - old
+        approx_kl = ((torch.exp(log_ratio) - 1 - log_ratio) * mask).sum() / tokens
+    return {
+        "loss": loss,
+        "pg_loss": pg_loss.detach(),
+        "kl": kl.detach(),
+        "clip_fraction": (outside * mask).sum() / tokens,
+        "approx_kl": approx_kl,
+    }

@@ -1,0 +1,243 @@
+"""The worker's HTTP API on loopback (see the package's documentation). One policy serves every
+request; a lock lets one generation or one update use it at a time. Errors are JSON,
+``{"error": {"code", "message"}}``: 400 for a request it cannot serve, 404 for an unknown path or
+checkpoint, 500 for anything else.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+import traceback
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import torch
+
+from . import chat, ppo
+from .policy import Policy
+
+#: The largest request body read, in bytes.
+MAX_BODY = 64 * 1024 * 1024
+
+
+class NotFound(LookupError):
+    pass
+
+
+class Worker:
+    """The policy, its optimizer, the frozen reference it started as, and its checkpoints."""
+
+    def __init__(self, policy: Policy, checkpoints: Path, lr: float, reference: bool):
+        self.policy = policy
+        self.checkpoints = checkpoints
+        self.lock = threading.Lock()
+        self.lr = lr
+        self.optimizer = None
+        self.reference = None
+        if reference:
+            self.reference = copy.deepcopy(policy.model).eval()
+            for parameter in self.reference.parameters():
+                parameter.requires_grad_(False)
+
+    def health(self) -> dict:
+        policy = self.policy
+        return {
+            "model": policy.name,
+            "device": str(policy.device),
+            "dtype": str(next(policy.model.parameters()).dtype).removeprefix("torch."),
+            "parameters": sum(p.numel() for p in policy.model.parameters()),
+            "policy_version": policy.version,
+        }
+
+    def complete(self, body: dict) -> dict:
+        with self.lock:
+            return chat.complete(self.policy, body)
+
+    def logprobs(self, body: dict) -> dict:
+        sequences = body.get("sequences")
+        if not isinstance(sequences, list) or not sequences:
+            raise chat.BadRequest("`sequences` must be a non-empty array of token id arrays")
+        temperature = float(chat.number(body, "temperature", 1.0, 1e-6, 10.0))
+        with self.lock, torch.no_grad():
+            return {
+                "logprobs": [
+                    ppo.token_logprobs(self.policy.model, [int(t) for t in ids], self.policy.device,
+                                       temperature).tolist()
+                    for ids in sequences
+                ],
+                "policy_version": self.policy.version,
+            }
+
+    def train(self, body: dict) -> dict:
+        samples = ppo.parse_samples(body.get("samples"))
+        clip = float(chat.number(body, "clip", 0.2, 0.0, 10.0))
+        kl_coef = float(chat.number(body, "kl_coef", 0.0, 0.0, 100.0))
+        temperature = float(chat.number(body, "temperature", 1.0, 1e-6, 10.0))
+        produced_by = body.get("policy_version")
+        if kl_coef > 0 and self.reference is None:
+            raise chat.BadRequest("`kl_coef` needs the reference policy (started with --no-reference)")
+        with self.lock:
+            policy = self.policy
+            if produced_by is not None and (not isinstance(produced_by, int) or produced_by > policy.version):
+                raise chat.BadRequest(
+                    f"`policy_version` {produced_by!r} is not a version this worker has had "
+                    f"(it is at {policy.version})"
+                )
+            if self.optimizer is None:
+                self.optimizer = torch.optim.AdamW(
+                    [p for p in policy.model.parameters() if p.requires_grad], lr=self.lr
+                )
+            started = time.monotonic()
+            policy.model.train()
+            self.optimizer.zero_grad(set_to_none=True)
+            tokens = float(sum(sum(sample.loss_mask) for sample in samples))
+            totals = {"loss": 0.0, "pg_loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "approx_kl": 0.0}
+            device = policy.device
+            try:
+                for sample in samples:
+                    new = ppo.token_logprobs(policy.model, sample.token_ids, device, temperature)
+                    reference = None
+                    if kl_coef > 0:
+                        with torch.no_grad():
+                            reference = ppo.token_logprobs(self.reference, sample.token_ids, device,
+                                                           temperature)
+                    parts = ppo.clipped_loss(
+                        new,
+                        torch.tensor(sample.old_logprobs, device=new.device),
+                        torch.tensor(sample.advantages, device=new.device),
+                        torch.tensor(sample.loss_mask, device=new.device),
+                        clip,
+                        reference,
+                        kl_coef,
+                        tokens,
+                    )
+                    parts["loss"].backward()
+                    for key in totals:
+                        totals[key] += float(parts[key].detach())
+                norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
+                self.optimizer.step()
+            finally:
+                policy.model.eval()
+            policy.version += 1
+            return {
+                **totals,
+                "grad_norm": float(norm),
+                "tokens": int(tokens),
+                "samples": len(samples),
+                "staleness": None if produced_by is None else policy.version - 1 - produced_by,
+                "policy_version": policy.version,
+                "seconds": time.monotonic() - started,
+            }
+
+    def save(self, body: dict) -> dict:
+        with self.lock:
+            version = self.policy.version
+            folder = self.checkpoints / f"v{version}"
+            folder.mkdir(parents=True, exist_ok=True)
+            self.policy.model.save_pretrained(folder)
+            if self.optimizer is not None:
+                torch.save(self.optimizer.state_dict(), folder / "optimizer.pt")
+            (folder / "agentbench.json").write_text(json.dumps({"policy_version": version}))
+            return {"policy_version": version, "path": str(folder)}
+
+    def load(self, body: dict) -> dict:
+        version = body.get("policy_version")
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise chat.BadRequest("`policy_version` must be an integer")
+        folder = self.checkpoints / f"v{version}"
+        if not (folder / "agentbench.json").is_file():
+            raise NotFound(f"no checkpoint of policy version {version} in {self.checkpoints}")
+        from safetensors.torch import load_file
+
+        with self.lock:
+            state = {}
+            for shard in sorted(folder.glob("*.safetensors")):
+                state.update(load_file(shard, device=str(self.policy.device)))
+            missing, unexpected = self.policy.model.load_state_dict(state, strict=False)
+            # Tied weights are saved once; anything else missing means another model's files.
+            missing = [key for key in missing if not key.endswith("lm_head.weight")]
+            if missing or unexpected:
+                raise chat.BadRequest(
+                    f"checkpoint v{version} does not fit this model: missing {missing[:3]}, "
+                    f"unexpected {unexpected[:3]}"
+                )
+            optimizer = folder / "optimizer.pt"
+            if optimizer.is_file():
+                self.optimizer = torch.optim.AdamW(
+                    [p for p in self.policy.model.parameters() if p.requires_grad], lr=self.lr
+                )
+                self.optimizer.load_state_dict(torch.load(optimizer, map_location=self.policy.device))
+            self.policy.version = version
+            return {"policy_version": version, "path": str(folder)}
+
+
+ROUTES = {
+    ("GET", "/health"): Worker.health,
+    ("POST", "/v1/chat/completions"): Worker.complete,
+    ("POST", "/v1/logprobs"): Worker.logprobs,
+    ("POST", "/v1/train"): Worker.train,
+    ("POST", "/v1/weights/save"): Worker.save,
+    ("POST", "/v1/weights/load"): Worker.load,
+}
+
+
+def handler_for(worker: Worker):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format, *args):  # noqa: A002 - the base class's name
+            pass
+
+        def answer(self, status: int, body: dict):
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def error(self, status: int, code: str, message: str):
+            self.answer(status, {"error": {"code": code, "message": message}})
+
+        def serve(self, method: str):
+            path = self.path.split("?", 1)[0]
+            route = ROUTES.get((method, path))
+            length = int(self.headers.get("content-length") or 0)
+            if length > MAX_BODY:
+                return self.error(413, "too_large", f"the body is over {MAX_BODY} bytes")
+            raw = self.rfile.read(length) if length else b""
+            if route is None:
+                return self.error(404, "not_found", f"no route {method} {path}")
+            try:
+                body = json.loads(raw) if raw else {}
+                if not isinstance(body, dict):
+                    raise chat.BadRequest("the body must be a JSON object")
+                if method == "GET":
+                    return self.answer(200, route(worker))
+                return self.answer(200, route(worker, body))
+            except json.JSONDecodeError as error:
+                self.error(400, "invalid_json", str(error))
+            except (chat.BadRequest, ppo.BadBatch) as error:
+                self.error(400, "invalid_request", str(error))
+            except NotFound as error:
+                self.error(404, "not_found", str(error))
+            except Exception as error:  # noqa: BLE001 - answered, and the worker goes on
+                traceback.print_exc()
+                self.error(500, "internal", f"{type(error).__name__}: {error}")
+
+        def do_GET(self):  # noqa: N802 - the base class's name
+            self.serve("GET")
+
+        def do_POST(self):  # noqa: N802 - the base class's name
+            self.serve("POST")
+
+    return Handler
+
+
+def serve(worker: Worker, host: str, port: int, ready) -> None:
+    server = ThreadingHTTPServer((host, port), handler_for(worker))
+    ready(server.server_address[1])
+    server.serve_forever()

@@ -1,0 +1,191 @@
+"""The worker's math and behaviour on CPU, with the `tiny` random model (no weights needed):
+the clipped loss against hand-computed values, the batch checks, tool-call parsing, an update
+that moves the policy the way its advantages say, and a checkpoint that restores it exactly.
+
+Run: ``python -m unittest discover -s trainer/worker/tests`` in the worker's venv
+(``trainer/setup.sh``); ``tests/tests/worker.rs`` runs it under ``cargo test``.
+"""
+
+import json
+import math
+import tempfile
+import unittest
+from pathlib import Path
+
+import torch
+from transformers.utils import logging as transformers_logging
+
+from agentbench_worker import chat, policy, ppo
+from agentbench_worker.server import NotFound, Worker
+
+transformers_logging.disable_progress_bar()
+
+
+def tensor(values):
+    return torch.tensor(values, dtype=torch.float32)
+
+
+class ClippedLoss(unittest.TestCase):
+    def test_matches_hand_computed_values(self):
+        new = tensor([0.0, math.log(1.5), math.log(0.5)])
+        old = tensor([0.0, 0.0, 0.0])
+        advantages = tensor([9.0, 1.0, -1.0])  # token 0 is masked out: its 9 counts for nothing
+        mask = tensor([0, 1, 1])
+        parts = ppo.clipped_loss(new, old, advantages, mask, clip=0.2)
+        # Token 1: r = 1.5, A = 1: min(1.5, 1.2) = 1.2. Token 2: r = 0.5, A = -1:
+        # min(-0.5, -0.8) = -0.8. The loss is minus their mean: -(1.2 - 0.8) / 2.
+        self.assertAlmostEqual(float(parts["pg_loss"]), -0.2, places=6)
+        self.assertAlmostEqual(float(parts["loss"]), -0.2, places=6)
+        self.assertAlmostEqual(float(parts["clip_fraction"]), 1.0)
+        # k3 of KL(old || new): (r - 1) - log r, averaged.
+        expected = ((0.5 - math.log(1.5)) + (-0.5 - math.log(0.5))) / 2
+        self.assertAlmostEqual(float(parts["approx_kl"]), expected, places=6)
+
+        # A reference at the old policy adds kl_coef times k3 of KL(new || reference):
+        # exp(ref - new) - (ref - new) - 1, averaged.
+        with_kl = ppo.clipped_loss(new, old, advantages, mask, clip=0.2, reference=old, kl_coef=0.5)
+        kl = ((1 / 1.5 + math.log(1.5) - 1) + (2 - math.log(2) - 1)) / 2
+        self.assertAlmostEqual(float(with_kl["kl"]), kl, places=6)
+        self.assertAlmostEqual(float(with_kl["loss"]), -0.2 + 0.5 * kl, places=6)
+
+    def test_inside_the_clip_range_it_is_the_plain_policy_gradient(self):
+        new = tensor([0.0, 0.1]).requires_grad_()
+        parts = ppo.clipped_loss(new, tensor([0.0, 0.0]), tensor([0.0, 2.0]), tensor([0, 1]), clip=0.2)
+        parts["loss"].backward()
+        # d/dnew of -(exp(new - old) * A) at new = 0.1: -exp(0.1) * 2.
+        self.assertAlmostEqual(float(new.grad[1]), -math.exp(0.1) * 2, places=5)
+        self.assertEqual(float(new.grad[0]), 0.0)
+        self.assertEqual(float(parts["clip_fraction"]), 0.0)
+
+    def test_the_mean_is_over_the_whole_batchs_tokens(self):
+        one = ppo.clipped_loss(tensor([0.0, 0.0]), tensor([0.0, 0.0]), tensor([0.0, 1.0]),
+                               tensor([0, 1]), clip=0.2, tokens=4.0)
+        self.assertAlmostEqual(float(one["pg_loss"]), -0.25)
+
+
+class Batches(unittest.TestCase):
+    def sample(self, **change):
+        sample = {"token_ids": [1, 2, 3], "loss_mask": [0, 1, 1], "advantages": [0, 1, 1],
+                  "old_logprobs": [0, -1, -1]}
+        sample.update(change)
+        return sample
+
+    def test_a_well_formed_batch_parses(self):
+        [sample] = ppo.parse_samples([self.sample()])
+        self.assertEqual(sample.loss_mask, [0, 1, 1])
+
+    def test_malformed_batches_are_refused_with_the_reason(self):
+        cases = [
+            (None, "non-empty array"),
+            ([], "non-empty array"),
+            ([self.sample(advantages=[0, 1])], "one entry per token"),
+            ([self.sample(loss_mask=[1, 1, 1])], "0 on token 0"),
+            ([self.sample(loss_mask=[0, 2, 1])], "0 or 1"),
+            ([self.sample(loss_mask=[0, 0, 0])], "no token is trained on"),
+            ([{"token_ids": [1, 2]}], "sample 0"),
+        ]
+        for raw, reason in cases:
+            with self.subTest(raw=raw), self.assertRaises(ppo.BadBatch) as caught:
+                ppo.parse_samples(raw)
+            self.assertIn(reason, str(caught.exception))
+
+
+class Replies(unittest.TestCase):
+    def test_a_tool_call_is_parsed_and_the_rest_is_the_content(self):
+        text = 'Reading it.<tool_call>{"name": "read_file", "arguments": {"path": "/a"}}</tool_call>'
+        content, calls = chat.parse_reply(text)
+        self.assertEqual(content, "Reading it.")
+        self.assertEqual(calls[0]["function"]["name"], "read_file")
+        self.assertEqual(json.loads(calls[0]["function"]["arguments"]), {"path": "/a"})
+
+    def test_a_malformed_call_stays_text(self):
+        text = "<tool_call>{not json}</tool_call>"
+        self.assertEqual(chat.parse_reply(text), (text, []))
+        self.assertEqual(chat.parse_reply("plain"), ("plain", []))
+
+
+def tiny_worker(checkpoints: Path, lr: float = 1e-2) -> Worker:
+    device = torch.device("cpu")
+    return Worker(policy.load("tiny", device, torch.float32, 0, None), checkpoints, lr, reference=True)
+
+
+class Updates(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.worker = tiny_worker(Path(self.folder.name))
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    def complete(self, seed):
+        return self.worker.complete({
+            "messages": [{"role": "user", "content": "Say something."}],
+            "max_tokens": 12,
+            "seed": seed,
+        })
+
+    def sample_of(self, reply, advantage):
+        prompt = reply["prompt_token_ids"]
+        choice = reply["choices"][0]
+        completion = choice["token_ids"]
+        logprobs = [token["logprob"] for token in choice["logprobs"]["content"]]
+        n = len(prompt) + len(completion)
+        return {
+            "token_ids": prompt + completion,
+            "loss_mask": [0] * len(prompt) + [1] * len(completion),
+            "advantages": [0.0] * len(prompt) + [advantage] * len(completion),
+            "old_logprobs": [0.0] * len(prompt) + logprobs,
+        }, n
+
+    def test_sampled_log_probabilities_are_the_policys_own(self):
+        reply = self.complete(seed=1)
+        sample, _ = self.sample_of(reply, 1.0)
+        again = self.worker.logprobs({"sequences": [sample["token_ids"]]})["logprobs"][0]
+        masked = [p for p, m in zip(again, sample["loss_mask"]) if m]
+        for sampled, recomputed in zip(sample["old_logprobs"][-len(masked):], masked):
+            self.assertAlmostEqual(sampled, recomputed, places=4)
+        # The same seed samples the same reply.
+        self.assertEqual(self.complete(seed=1)["choices"][0]["token_ids"],
+                         reply["choices"][0]["token_ids"])
+
+    def test_an_update_raises_what_was_rewarded_and_lowers_what_was_punished(self):
+        good, _ = self.sample_of(self.complete(seed=1), 1.0)
+        bad, _ = self.sample_of(self.complete(seed=2), -1.0)
+
+        def total(sample):
+            logprobs = self.worker.logprobs({"sequences": [sample["token_ids"]]})["logprobs"][0]
+            return sum(p for p, m in zip(logprobs, sample["loss_mask"]) if m)
+
+        before = (total(good), total(bad))
+        for step in range(3):
+            stats = self.worker.train({"samples": [good, bad], "policy_version": 0, "clip": 0.2})
+            self.assertEqual(stats["policy_version"], step + 1)
+            self.assertEqual(stats["staleness"], step)
+        self.assertGreater(total(good), before[0])
+        self.assertLess(total(bad), before[1])
+        self.assertGreater(stats["clip_fraction"], 0.0)
+        # A version the worker never had is refused.
+        with self.assertRaises(chat.BadRequest):
+            self.worker.train({"samples": [good], "policy_version": 9})
+
+    def test_a_checkpoint_restores_the_policy_and_its_version(self):
+        good, _ = self.sample_of(self.complete(seed=1), 1.0)
+        self.worker.train({"samples": [good], "kl_coef": 0.1})
+        saved = self.worker.save({})
+        self.assertEqual(saved["policy_version"], 1)
+        at_save = self.worker.logprobs({"sequences": [good["token_ids"]]})["logprobs"][0]
+        self.worker.train({"samples": [good]})
+        self.assertNotEqual(self.worker.logprobs({"sequences": [good["token_ids"]]})["logprobs"][0],
+                            at_save)
+        # A fresh worker (a restarted process) resumes from it.
+        fresh = tiny_worker(Path(self.folder.name))
+        self.assertEqual(fresh.load({"policy_version": 1})["policy_version"], 1)
+        restored = fresh.logprobs({"sequences": [good["token_ids"]]})["logprobs"][0]
+        for a, b in zip(restored, at_save):
+            self.assertAlmostEqual(a, b, places=5)
+        with self.assertRaises(NotFound):
+            fresh.load({"policy_version": 7})
+
+
+if __name__ == "__main__":
+    unittest.main()
