@@ -176,6 +176,23 @@ fn a_run_plays_the_worker_through_the_openai_agent_and_the_worker_trains() {
     );
     let (status, error) = worker.post("/v1/chat/completions", &json!({"messages": []}));
     assert_eq!(status, 400, "{error}");
+
+    // Supervised fine-tuning on a conversation: rendered with the assistant's turn masked in.
+    let conversation = json!({"messages": [
+        {"role": "user", "content": "Say ok."},
+        {"role": "assistant", "content": "ok"},
+    ]});
+    let (status, rendered) = worker.post("/v1/render", &conversation);
+    assert_eq!(status, 200, "{rendered}");
+    let masked = rendered["loss_mask"].as_array().unwrap();
+    assert!(
+        masked.iter().any(|m| m == 1) && masked[0] == 0,
+        "{rendered}"
+    );
+    let (status, tuned) = worker.post("/v1/sft", &json!({"samples": [rendered]}));
+    assert_eq!(status, 200, "{tuned}");
+    assert_eq!(tuned["policy_version"], 2);
+
     let (status, saved) = worker.post("/v1/weights/save", &json!({}));
-    assert_eq!((status, &saved["policy_version"]), (200, &json!(1)));
+    assert_eq!((status, &saved["policy_version"]), (200, &json!(2)));
 }

@@ -68,6 +68,40 @@ def render(policy: Policy, messages: list, tools: list) -> list[int]:
     return policy.tokenizer(text, add_special_tokens=False).input_ids
 
 
+def render_conversation(policy: Policy, messages: list, tools: list) -> dict:
+    """A whole conversation as one token sequence, with a loss mask of 1 on the tokens the
+    assistant wrote (its turns' text, tool calls and end-of-turn token) and 0 on the rest: what
+    supervised fine-tuning on a reference solution trains on. The mask comes from character
+    spans of the rendered text, mapped onto the tokens of the whole text, so the ids are the
+    ones the template gives the conversation at once."""
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest("`messages` must be a non-empty array")
+    tokenizer = policy.tokenizer
+
+    def text(upto: int, prompt: bool) -> str:
+        return tokenizer.apply_chat_template(
+            messages[:upto], tools=tools or None, add_generation_prompt=prompt, tokenize=False
+        )
+
+    full = text(len(messages), False)
+    spans = []
+    for index, message in enumerate(messages):
+        if message.get("role") != "assistant":
+            continue
+        start = len(text(index, True))
+        end = len(text(index + 1, False))
+        if full[:end] != text(index + 1, False) or not full[start:end].rstrip().endswith(tokenizer.eos_token):
+            raise BadRequest(f"message {index}: the template does not render it as a turn of its own")
+        # The turn's text through its end-of-turn token; the newline after it is the template's.
+        spans.append((start, start + len(full[start:end].rstrip())))
+    encoded = tokenizer(full, add_special_tokens=False, return_offsets_mapping=True)
+    mask = [
+        int(any(start <= begin and finish <= end for start, end in spans) and finish > begin)
+        for begin, finish in encoded["offset_mapping"]
+    ]
+    return {"token_ids": encoded["input_ids"], "loss_mask": mask}
+
+
 def parse_reply(text: str) -> tuple[str | None, list[dict]]:
     """The reply's text and its tool calls (OpenAI's form, arguments as JSON text)."""
     calls = []

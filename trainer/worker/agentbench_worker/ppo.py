@@ -57,6 +57,25 @@ def parse_samples(raw) -> list[Sample]:
     return samples
 
 
+def parse_sft_samples(raw) -> list[tuple[list[int], list[int]]]:
+    """(token ids, loss mask) pairs of a supervised batch, checked as `parse_samples` checks."""
+    if not isinstance(raw, list) or not raw:
+        raise BadBatch("`samples` must be a non-empty array")
+    samples = []
+    for index, item in enumerate(raw):
+        try:
+            ids = [int(t) for t in item["token_ids"]]
+            mask = [int(m) for m in item["loss_mask"]]
+        except (KeyError, TypeError, ValueError) as error:
+            raise BadBatch(f"sample {index}: {error!r}") from None
+        if len(ids) < 2 or len(mask) != len(ids):
+            raise BadBatch(f"sample {index}: token_ids and loss_mask must have one entry per token")
+        if mask[0] != 0 or any(m not in (0, 1) for m in mask) or sum(mask) == 0:
+            raise BadBatch(f"sample {index}: loss_mask is 0 or 1 per token, 0 on token 0, 1 somewhere")
+        samples.append((ids, mask))
+    return samples
+
+
 def token_logprobs(model, token_ids: list[int], device, temperature: float = 1.0) -> torch.Tensor:
     """Each token's log-probability given the ones before it (0 for token 0), as a vector."""
     ids = torch.tensor([token_ids], device=device)

@@ -71,6 +71,48 @@ class Worker:
                 "policy_version": self.policy.version,
             }
 
+    def render(self, body: dict) -> dict:
+        return chat.render_conversation(self.policy, body.get("messages"), body.get("tools") or [])
+
+    def sft(self, body: dict) -> dict:
+        """One supervised step: the mean negative log-likelihood of every masked token of the
+        batch, minimised by one AdamW step."""
+        samples = ppo.parse_sft_samples(body.get("samples"))
+        with self.lock:
+            policy = self.policy
+            optimizer = self.ensure_optimizer()
+            started = time.monotonic()
+            tokens = float(sum(sum(mask) for _, mask in samples))
+            total = 0.0
+            policy.model.train()
+            optimizer.zero_grad(set_to_none=True)
+            try:
+                for ids, mask in samples:
+                    logprobs = ppo.token_logprobs(policy.model, ids, policy.device)
+                    loss = -(logprobs * torch.tensor(mask, device=logprobs.device)).sum() / tokens
+                    loss.backward()
+                    total += float(loss.detach())
+                norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
+                optimizer.step()
+            finally:
+                policy.model.eval()
+            policy.version += 1
+            return {
+                "loss": total,
+                "grad_norm": float(norm),
+                "tokens": int(tokens),
+                "samples": len(samples),
+                "policy_version": policy.version,
+                "seconds": time.monotonic() - started,
+            }
+
+    def ensure_optimizer(self):
+        if self.optimizer is None:
+            self.optimizer = torch.optim.AdamW(
+                [p for p in self.policy.model.parameters() if p.requires_grad], lr=self.lr
+            )
+        return self.optimizer
+
     def train(self, body: dict) -> dict:
         samples = ppo.parse_samples(body.get("samples"))
         clip = float(chat.number(body, "clip", 0.2, 0.0, 10.0))
@@ -86,13 +128,10 @@ class Worker:
                     f"`policy_version` {produced_by!r} is not a version this worker has had "
                     f"(it is at {policy.version})"
                 )
-            if self.optimizer is None:
-                self.optimizer = torch.optim.AdamW(
-                    [p for p in policy.model.parameters() if p.requires_grad], lr=self.lr
-                )
+            optimizer = self.ensure_optimizer()
             started = time.monotonic()
             policy.model.train()
-            self.optimizer.zero_grad(set_to_none=True)
+            optimizer.zero_grad(set_to_none=True)
             tokens = float(sum(sum(sample.loss_mask) for sample in samples))
             totals = {"loss": 0.0, "pg_loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "approx_kl": 0.0}
             device = policy.device
@@ -118,7 +157,7 @@ class Worker:
                     for key in totals:
                         totals[key] += float(parts[key].detach())
                 norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
-                self.optimizer.step()
+                optimizer.step()
             finally:
                 policy.model.eval()
             policy.version += 1
@@ -166,10 +205,10 @@ class Worker:
                 )
             optimizer = folder / "optimizer.pt"
             if optimizer.is_file():
-                self.optimizer = torch.optim.AdamW(
-                    [p for p in self.policy.model.parameters() if p.requires_grad], lr=self.lr
+                self.optimizer = None
+                self.ensure_optimizer().load_state_dict(
+                    torch.load(optimizer, map_location=self.policy.device)
                 )
-                self.optimizer.load_state_dict(torch.load(optimizer, map_location=self.policy.device))
             self.policy.version = version
             return {"policy_version": version, "path": str(folder)}
 
@@ -178,6 +217,8 @@ ROUTES = {
     ("GET", "/health"): Worker.health,
     ("POST", "/v1/chat/completions"): Worker.complete,
     ("POST", "/v1/logprobs"): Worker.logprobs,
+    ("POST", "/v1/render"): Worker.render,
+    ("POST", "/v1/sft"): Worker.sft,
     ("POST", "/v1/train"): Worker.train,
     ("POST", "/v1/weights/save"): Worker.save,
     ("POST", "/v1/weights/load"): Worker.load,

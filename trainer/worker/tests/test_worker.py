@@ -187,5 +187,58 @@ class Updates(unittest.TestCase):
             fresh.load({"policy_version": 7})
 
 
+class Supervised(unittest.TestCase):
+    conversation = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Read /a."},
+        {"role": "assistant", "content": "",
+         "tool_calls": [{"id": "call_0", "type": "function",
+                         "function": {"name": "read_file", "arguments": "{\"path\": \"/a\"}"}}]},
+        {"role": "tool", "tool_call_id": "call_0", "content": "{\"status\": \"ok\"}"},
+        {"role": "assistant", "content": "It says ok."},
+    ]
+
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.worker = tiny_worker(Path(self.folder.name))
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    def test_the_mask_covers_exactly_what_the_assistant_wrote(self):
+        rendered = self.worker.render({"messages": self.conversation})
+        tokenizer = self.worker.policy.tokenizer
+        ids, mask = rendered["token_ids"], rendered["loss_mask"]
+        self.assertEqual(len(ids), len(mask))
+        # The masked runs, decoded: the call, then the answer, each with its end-of-turn token.
+        runs, current = [], []
+        for token, masked in zip(ids, mask):
+            if masked:
+                current.append(token)
+            elif current:
+                runs.append(tokenizer.decode(current))
+                current = []
+        if current:
+            runs.append(tokenizer.decode(current))
+        self.assertEqual(runs, [
+            '<tool_call>{"name": "read_file", "arguments": {"path": "/a"}}</tool_call><|im_end|>',
+            "It says ok.<|im_end|>",
+        ])
+        # The ids are the template's for the conversation as a whole.
+        whole = tokenizer.apply_chat_template(self.conversation, tokenize=False)
+        self.assertEqual(ids, tokenizer(whole, add_special_tokens=False).input_ids)
+
+    def test_supervised_steps_make_the_reference_likelier(self):
+        rendered = self.worker.render({"messages": self.conversation})
+        first = self.worker.sft({"samples": [rendered]})
+        for _ in range(20):
+            last = self.worker.sft({"samples": [rendered]})
+        self.assertLess(last["loss"], first["loss"] / 2)
+        self.assertEqual(last["policy_version"], 21)
+        self.assertEqual(last["tokens"], sum(rendered["loss_mask"]))
+        with self.assertRaises(ppo.BadBatch):
+            self.worker.sft({"samples": [{"token_ids": [1, 2], "loss_mask": [0, 0]}]})
+
+
 if __name__ == "__main__":
     unittest.main()
