@@ -1,0 +1,88 @@
+"""``python -m agentbench_worker.bench URL``: how fast a running worker generates and updates.
+
+- generation: `--requests` chat completions of at most `--max-tokens` sampled tokens each (a
+  reply ends at its end-of-turn token or the limit), after a prompt of about `--prompt-chars`
+  characters (agentbench's prompts, with the tools' schemas, run to a few thousand); reports the
+  completion tokens per second, the prompt's prefill included;
+- update: `--updates` PPO steps (`/v1/train`) on a batch of `--batch` samples of `--tokens`
+  tokens each, half of them trained on; and one supervised step (`/v1/sft`) on the same; reports
+  seconds per update.
+
+Every update moves the policy: run it on a worker whose policy may change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import urllib.request
+
+
+def post(url: str, path: str, body: dict) -> dict:
+    request = urllib.request.Request(
+        url + path, data=json.dumps(body).encode(), headers={"content-type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=3600) as response:
+        return json.load(response)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="agentbench_worker.bench", description=__doc__)
+    parser.add_argument("url", help="the worker's root, http://127.0.0.1:8100")
+    parser.add_argument("--requests", type=int, default=3)
+    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--prompt-chars", type=int, default=6000)
+    parser.add_argument("--updates", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=4)
+    parser.add_argument("--tokens", type=int, default=512)
+    args = parser.parse_args()
+    url = args.url.rstrip("/")
+
+    filler = "The quarterly report lists every invoice with its amount and due date. "
+    prompt = (filler * (args.prompt_chars // len(filler) + 1))[: args.prompt_chars]
+    generated = prompt_tokens = 0
+    started = time.monotonic()
+    last = None
+    for seed in range(args.requests):
+        last = post(url, "/v1/chat/completions", {
+            "messages": [{"role": "user", "content": prompt + "\nSummarise it."}],
+            "max_tokens": args.max_tokens, "temperature": 1.0, "seed": seed,
+        })
+        generated += last["usage"]["completion_tokens"]
+        prompt_tokens += last["usage"]["prompt_tokens"]
+    generation = time.monotonic() - started
+
+    vocabulary_sample = (last["prompt_token_ids"] * (args.tokens // len(last["prompt_token_ids"]) + 1))
+    ids = vocabulary_sample[: args.tokens]
+    half = args.tokens // 2
+    mask = [0] * half + [1] * (args.tokens - half)
+    logprobs = post(url, "/v1/logprobs", {"sequences": [ids]})["logprobs"][0]
+    sample = {"token_ids": ids, "loss_mask": mask, "advantages": [1.0] * args.tokens,
+              "old_logprobs": logprobs}
+    version = last["policy_version"]
+    update_seconds = []
+    for _ in range(args.updates):
+        trained = post(url, "/v1/train", {"samples": [sample] * args.batch, "policy_version": version})
+        update_seconds.append(trained["seconds"])
+        version = trained["policy_version"]
+    sft = post(url, "/v1/sft", {"samples": [{"token_ids": ids, "loss_mask": mask}] * args.batch})
+    print(json.dumps({
+        "generation": {
+            "requests": args.requests,
+            "prompt_tokens_each": prompt_tokens // args.requests,
+            "completion_tokens": generated,
+            "seconds": round(generation, 2),
+            "completion_tokens_per_second_with_prefill": round(generated / generation, 2),
+        },
+        "update": {
+            "batch": args.batch,
+            "tokens_each": args.tokens,
+            "ppo_seconds_per_update": [round(s, 2) for s in update_seconds],
+            "sft_seconds": round(sft["seconds"], 2),
+        },
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()
