@@ -195,4 +195,29 @@ fn a_run_plays_the_worker_through_the_openai_agent_and_the_worker_trains() {
 
     let (status, saved) = worker.post("/v1/weights/save", &json!({}));
     assert_eq!((status, &saved["policy_version"]), (200, &json!(2)));
+
+    // The bench command measures it.
+    let bench = Command::new(venv().join("bin/python"))
+        .args(["-m", "agentbench_worker.bench", &worker.base_url])
+        .args([
+            "--requests",
+            "1",
+            "--max-tokens",
+            "4",
+            "--prompt-chars",
+            "200",
+        ])
+        .args(["--updates", "1", "--batch", "1", "--tokens", "64"])
+        .output()
+        .unwrap();
+    assert!(
+        bench.status.success(),
+        "{}",
+        String::from_utf8_lossy(&bench.stderr)
+    );
+    let measured: Value = serde_json::from_slice(&bench.stdout).unwrap();
+    assert!(
+        measured["generation"]["completion_tokens_per_second_with_prefill"].as_f64() > Some(0.0)
+    );
+    assert_eq!(measured["update"]["tokens_each"], 64);
 }
