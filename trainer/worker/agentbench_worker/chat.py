@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import time
 import uuid
 
@@ -133,7 +134,8 @@ def sample(policy: Policy, prompt: list[int], max_tokens: int, temperature: floa
     model, device = policy.model, policy.device
     eos = policy.tokenizer.eos_token_id
     generator = torch.Generator(device="cpu")
-    generator.manual_seed(seed if seed is not None else torch.seed() % 2**63)
+    # Without a seed, a fresh one (not torch.seed(), which would reseed the global generator).
+    generator.manual_seed(seed if seed is not None else secrets.randbits(63))
     ids: list[int] = []
     logprobs: list[float] = []
     finish = "length"
