@@ -7,6 +7,7 @@
 
 mod sample;
 mod scenario;
+mod split;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -16,6 +17,7 @@ use sha2::{Digest, Sha256};
 
 pub use sample::stratified;
 pub use scenario::{AttackFamily, Category, Kind, Scenario};
+pub use split::Split;
 
 include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 
