@@ -20,59 +20,46 @@ import torch
 class Sample:
     token_ids: list[int]
     loss_mask: list[int]
-    advantages: list[float]
-    old_logprobs: list[float]
+    #: Per token; absent from a supervised sample.
+    advantages: list[float] | None = None
+    old_logprobs: list[float] | None = None
 
 
 class BadBatch(ValueError):
     """A batch the worker cannot train on: answered 400 with the reason."""
 
 
-def parse_samples(raw) -> list[Sample]:
+def parse_samples(raw, supervised: bool = False) -> list[Sample]:
+    """The samples of a batch, each with one entry per token in every per-token field: token
+    ids and loss mask, and for a PPO batch (not `supervised`) advantages and old
+    log-probabilities. The mask is 0 or 1, 0 on token 0 and 1 somewhere."""
     if not isinstance(raw, list) or not raw:
         raise BadBatch("`samples` must be a non-empty array")
+    fields = ["token_ids", "loss_mask"] if supervised else [
+        "token_ids", "loss_mask", "advantages", "old_logprobs"]
     samples = []
     for index, item in enumerate(raw):
         try:
             sample = Sample(
                 token_ids=[int(t) for t in item["token_ids"]],
                 loss_mask=[int(m) for m in item["loss_mask"]],
-                advantages=[float(a) for a in item["advantages"]],
-                old_logprobs=[float(p) for p in item["old_logprobs"]],
             )
+            if not supervised:
+                sample.advantages = [float(a) for a in item["advantages"]]
+                sample.old_logprobs = [float(p) for p in item["old_logprobs"]]
         except (KeyError, TypeError, ValueError) as error:
             raise BadBatch(f"sample {index}: {error!r}") from None
         n = len(sample.token_ids)
-        lengths = {len(sample.loss_mask), len(sample.advantages), len(sample.old_logprobs)}
-        if n < 2 or lengths != {n}:
+        if n < 2 or {len(getattr(sample, field)) for field in fields} != {n}:
             raise BadBatch(
-                f"sample {index}: token_ids, loss_mask, advantages and old_logprobs must have "
-                f"one entry per token (at least 2 tokens)"
+                f"sample {index}: {', '.join(fields[:-1])} and {fields[-1]} must have one entry "
+                f"per token (at least 2 tokens)"
             )
         if sample.loss_mask[0] != 0 or any(m not in (0, 1) for m in sample.loss_mask):
             raise BadBatch(f"sample {index}: loss_mask is 0 or 1 per token, and 0 on token 0")
         if sum(sample.loss_mask) == 0:
             raise BadBatch(f"sample {index}: no token is trained on (loss_mask is all 0)")
         samples.append(sample)
-    return samples
-
-
-def parse_sft_samples(raw) -> list[tuple[list[int], list[int]]]:
-    """(token ids, loss mask) pairs of a supervised batch, checked as `parse_samples` checks."""
-    if not isinstance(raw, list) or not raw:
-        raise BadBatch("`samples` must be a non-empty array")
-    samples = []
-    for index, item in enumerate(raw):
-        try:
-            ids = [int(t) for t in item["token_ids"]]
-            mask = [int(m) for m in item["loss_mask"]]
-        except (KeyError, TypeError, ValueError) as error:
-            raise BadBatch(f"sample {index}: {error!r}") from None
-        if len(ids) < 2 or len(mask) != len(ids):
-            raise BadBatch(f"sample {index}: token_ids and loss_mask must have one entry per token")
-        if mask[0] != 0 or any(m not in (0, 1) for m in mask) or sum(mask) == 0:
-            raise BadBatch(f"sample {index}: loss_mask is 0 or 1 per token, 0 on token 0, 1 somewhere")
-        samples.append((ids, mask))
     return samples
 
 

@@ -77,41 +77,16 @@ class Worker:
     def sft(self, body: dict) -> dict:
         """One supervised step: the mean negative log-likelihood of every masked token of the
         batch, minimised by one AdamW step."""
-        samples = ppo.parse_sft_samples(body.get("samples"))
-        with self.lock:
-            policy = self.policy
-            optimizer = self.ensure_optimizer()
-            started = time.monotonic()
-            tokens = float(sum(sum(mask) for _, mask in samples))
-            total = 0.0
-            policy.model.train()
-            optimizer.zero_grad(set_to_none=True)
-            try:
-                for ids, mask in samples:
-                    logprobs = ppo.token_logprobs(policy.model, ids, policy.device)
-                    loss = -(logprobs * torch.tensor(mask, device=logprobs.device)).sum() / tokens
-                    loss.backward()
-                    total += float(loss.detach())
-                norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
-                optimizer.step()
-            finally:
-                policy.model.eval()
-            policy.version += 1
-            return {
-                "loss": total,
-                "grad_norm": float(norm),
-                "tokens": int(tokens),
-                "samples": len(samples),
-                "policy_version": policy.version,
-                "seconds": time.monotonic() - started,
-            }
+        samples = ppo.parse_samples(body.get("samples"), supervised=True)
+        policy = self.policy
 
-    def ensure_optimizer(self):
-        if self.optimizer is None:
-            self.optimizer = torch.optim.AdamW(
-                [p for p in self.policy.model.parameters() if p.requires_grad], lr=self.lr
-            )
-        return self.optimizer
+        def loss_of(sample: ppo.Sample, tokens: float) -> dict:
+            logprobs = ppo.token_logprobs(policy.model, sample.token_ids, policy.device)
+            mask = torch.tensor(sample.loss_mask, device=logprobs.device)
+            return {"loss": -(logprobs * mask).sum() / tokens}
+
+        with self.lock:
+            return self.update(samples, loss_of)
 
     def train(self, body: dict) -> dict:
         samples = ppo.parse_samples(body.get("samples"))
@@ -121,55 +96,75 @@ class Worker:
         produced_by = body.get("policy_version")
         if kl_coef > 0 and self.reference is None:
             raise chat.BadRequest("`kl_coef` needs the reference policy (started with --no-reference)")
+        policy = self.policy
+
+        def loss_of(sample: ppo.Sample, tokens: float) -> dict:
+            new = ppo.token_logprobs(policy.model, sample.token_ids, policy.device, temperature)
+            reference = None
+            if kl_coef > 0:
+                with torch.no_grad():
+                    reference = ppo.token_logprobs(self.reference, sample.token_ids, policy.device,
+                                                   temperature)
+            return ppo.clipped_loss(
+                new,
+                torch.tensor(sample.old_logprobs, device=new.device),
+                torch.tensor(sample.advantages, device=new.device),
+                torch.tensor(sample.loss_mask, device=new.device),
+                clip,
+                reference,
+                kl_coef,
+                tokens,
+            )
+
         with self.lock:
-            policy = self.policy
             if produced_by is not None and (not isinstance(produced_by, int) or produced_by > policy.version):
                 raise chat.BadRequest(
                     f"`policy_version` {produced_by!r} is not a version this worker has had "
                     f"(it is at {policy.version})"
                 )
-            optimizer = self.ensure_optimizer()
-            started = time.monotonic()
-            policy.model.train()
-            optimizer.zero_grad(set_to_none=True)
-            tokens = float(sum(sum(sample.loss_mask) for sample in samples))
-            totals = {"loss": 0.0, "pg_loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "approx_kl": 0.0}
-            device = policy.device
-            try:
-                for sample in samples:
-                    new = ppo.token_logprobs(policy.model, sample.token_ids, device, temperature)
-                    reference = None
-                    if kl_coef > 0:
-                        with torch.no_grad():
-                            reference = ppo.token_logprobs(self.reference, sample.token_ids, device,
-                                                           temperature)
-                    parts = ppo.clipped_loss(
-                        new,
-                        torch.tensor(sample.old_logprobs, device=new.device),
-                        torch.tensor(sample.advantages, device=new.device),
-                        torch.tensor(sample.loss_mask, device=new.device),
-                        clip,
-                        reference,
-                        kl_coef,
-                        tokens,
-                    )
-                    parts["loss"].backward()
-                    for key in totals:
-                        totals[key] += float(parts[key].detach())
-                norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
-                optimizer.step()
-            finally:
-                policy.model.eval()
-            policy.version += 1
-            return {
-                **totals,
-                "grad_norm": float(norm),
-                "tokens": int(tokens),
-                "samples": len(samples),
-                "staleness": None if produced_by is None else policy.version - 1 - produced_by,
-                "policy_version": policy.version,
-                "seconds": time.monotonic() - started,
-            }
+            stats = self.update(samples, loss_of)
+            stats["staleness"] = None if produced_by is None else policy.version - 1 - produced_by
+            return stats
+
+    def update(self, samples: list[ppo.Sample], loss_of) -> dict:
+        """One AdamW step, under the lock: each sample's `loss_of(sample, tokens)["loss"]` (its
+        part of the mean over the batch's `tokens` masked tokens) is backpropagated, gradients
+        clipped to norm 1, the step taken and the version bumped. Returns every part
+        `loss_of` gives summed over the batch, with the gradient norm, the token and sample
+        counts, the new version and the seconds taken."""
+        policy = self.policy
+        optimizer = self.ensure_optimizer()
+        started = time.monotonic()
+        tokens = float(sum(sum(sample.loss_mask) for sample in samples))
+        totals: dict[str, float] = {}
+        policy.model.train()
+        optimizer.zero_grad(set_to_none=True)
+        try:
+            for sample in samples:
+                parts = loss_of(sample, tokens)
+                parts["loss"].backward()
+                for key, value in parts.items():
+                    totals[key] = totals.get(key, 0.0) + float(value.detach())
+            norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
+            optimizer.step()
+        finally:
+            policy.model.eval()
+        policy.version += 1
+        return {
+            **totals,
+            "grad_norm": float(norm),
+            "tokens": int(tokens),
+            "samples": len(samples),
+            "policy_version": policy.version,
+            "seconds": time.monotonic() - started,
+        }
+
+    def ensure_optimizer(self):
+        if self.optimizer is None:
+            self.optimizer = torch.optim.AdamW(
+                [p for p in self.policy.model.parameters() if p.requires_grad], lr=self.lr
+            )
+        return self.optimizer
 
     def save(self, body: dict) -> dict:
         with self.lock:
