@@ -23,6 +23,7 @@ mod runs_api;
 pub mod serving;
 pub mod sessions;
 pub mod store;
+pub mod train;
 pub mod validate;
 mod web;
 

@@ -159,6 +159,10 @@ enum Command {
         #[command(flatten)]
         scoring: ScorerArgs,
     },
+    /// Train a policy on a suite's train split from PRM-scored episodes (a supervised warm start
+    /// on reference solutions, then PPO), evaluating it on the held-out split as recorded runs.
+    /// Needs the worker's venv (`bash trainer/setup.sh`).
+    Train(Box<TrainArgs>),
     /// Work with step scorers (process reward models).
     Prm {
         #[command(subcommand)]
@@ -270,6 +274,129 @@ struct RunArgs {
     /// A folder of Cedar policies to add to the envs (in-process runs).
     #[arg(long, env = "AGENTBENCH_POLICIES")]
     policies: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+struct TrainArgs {
+    /// `tiny` (a random two-layer model, for tests) or a Hugging Face model folder, such as
+    /// models/smollm2-135m-instruct (made by `bash trainer/smollm2.sh`).
+    #[arg(long, default_value = "tiny")]
+    model: String,
+    /// The policy's name in runs (`policy:NAME@vVERSION`); the model folder's name by default.
+    #[arg(long)]
+    name: Option<String>,
+    /// A built-in suite (`safety`) or a suite folder; its train split is trained on, its
+    /// held-out split evaluated on.
+    #[arg(long, default_value = "safety")]
+    suite: String,
+    /// Where the training run's state (`train.json`), checkpoints and rollouts go.
+    #[arg(long, default_value = "train-out")]
+    out: std::path::PathBuf,
+    /// Continue the training run in `--out` from its last checkpoint, with its own settings.
+    #[arg(long)]
+    resume: bool,
+    /// RL updates (PPO steps) in all: 10 for a new run; with --resume, raises the run's total.
+    #[arg(long)]
+    updates: Option<u32>,
+    /// Train scenarios played per update.
+    #[arg(long, default_value_t = 4)]
+    scenarios_per_update: usize,
+    /// Train on a stratified sample of this many train scenarios (warm start and RL).
+    #[arg(long)]
+    train_limit: Option<usize>,
+    /// Episodes per scenario per update (GRPO's group size).
+    #[arg(long, default_value_t = 4)]
+    group: u32,
+    /// Sampling temperature of the rollouts (evaluations are greedy).
+    #[arg(long, default_value_t = 1.0)]
+    temperature: f64,
+    /// The longest reply, in tokens.
+    #[arg(long, default_value_t = 256)]
+    max_tokens: u32,
+    /// Step credit from step rewards: outcome (none), sum (discounted return) or min (PURE).
+    #[arg(long, default_value = "sum")]
+    credit: String,
+    /// The discount of `--credit sum`.
+    #[arg(long, default_value_t = 1.0)]
+    gamma: f64,
+    /// The weight of step credit beside the group-relative outcome advantage.
+    #[arg(long, default_value_t = 0.5)]
+    step_weight: f64,
+    /// A step scorer besides the rule scorer whose rewards give step credit (learned:DIR or
+    /// judge:openai:MODEL); repeatable.
+    #[arg(long = "scorer")]
+    scorers: Vec<String>,
+    /// PPO's ratio clip.
+    #[arg(long, default_value_t = 0.2)]
+    clip: f64,
+    /// The weight of the KL penalty to the starting policy (0: none, and no reference copy).
+    #[arg(long, default_value_t = 0.0)]
+    kl_coef: f64,
+    /// AdamW's learning rate.
+    #[arg(long, default_value_t = 1e-5)]
+    lr: f64,
+    /// Epochs of the supervised warm start on the train scenarios' reference solutions (0:
+    /// none).
+    #[arg(long, default_value_t = 2)]
+    sft_epochs: u32,
+    /// Conversations per supervised step.
+    #[arg(long, default_value_t = 4)]
+    sft_batch: usize,
+    /// Evaluate on the held-out split (and checkpoint) every this many updates.
+    #[arg(long, default_value_t = 5)]
+    eval_every: u32,
+    /// Trials of each held-out scenario per evaluation.
+    #[arg(long, default_value_t = 1)]
+    eval_trials: u32,
+    /// Evaluate on a stratified sample of this many held-out scenarios.
+    #[arg(long)]
+    eval_limit: Option<usize>,
+    /// The staleness bound of asynchronous training: the next batch is played while this one
+    /// trains, and no sample more than this many policy versions old is trained on.
+    #[arg(long, default_value_t = 1)]
+    max_staleness: u64,
+    /// Synchronous training: play, then train, with no overlap (`--max-staleness 0`).
+    #[arg(long)]
+    sync: bool,
+    /// What the safety policies do with a forbidden call during training and evaluation: audit
+    /// (let it run, so that harm shows in the reward) or enforce.
+    #[arg(long, default_value = "audit")]
+    mode: agentbench_env_runtime::Mode,
+    /// Seeds the batches' order and a `tiny` model's weights.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// A running worker's root URL (`http://127.0.0.1:8100`), instead of starting one.
+    #[arg(long)]
+    worker: Option<String>,
+    /// The worker venv's Python.
+    #[arg(long, env = "AGENTBENCH_WORKER_PYTHON", default_value = agentbench_server::train::DEFAULT_PYTHON)]
+    python: std::path::PathBuf,
+    /// The worker's device: auto (CUDA, then Trainium, then CPU), cpu, cuda or neuron.
+    #[arg(long, default_value = "auto")]
+    device: String,
+    /// The worker's weights' dtype: float32, bfloat16 or float16.
+    #[arg(long, default_value = "float32")]
+    dtype: String,
+    /// CPU threads the worker's torch may use.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Episodes played at once.
+    #[arg(long, default_value_t = 4)]
+    concurrency: usize,
+    /// How long one model request may take.
+    #[arg(long, default_value = "600s", value_parser = agentbench_server::parse_duration)]
+    agent_timeout: std::time::Duration,
+    /// A running `agentbench serve` to play episodes on; in process when absent.
+    #[arg(long, env = "AGENTBENCH_SERVER")]
+    server: Option<String>,
+    /// The database evaluation runs are recorded in (the leaderboard's).
+    #[arg(long, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
+    db: String,
+    /// A folder of Cedar policies to add to the envs (in-process runs).
+    #[arg(long, env = "AGENTBENCH_POLICIES")]
+    policies: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    scoring: ScorerArgs,
 }
 
 /// The agent a command plays, and what a model agent's requests need.
@@ -579,6 +706,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             bench(&settings, json)?
         }
         Command::Run(args) => return run_suite(args),
+        Command::Train(args) => train_policy(*args)?,
         Command::Datasets {
             command: DatasetsCommand::Validate { suites },
         } => validate_suites(suites)?,
@@ -687,6 +815,75 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn train_policy(args: TrainArgs) -> anyhow::Result<()> {
+    use agentbench_server::train::{self, TrainConfig, TrainSettings, WorkerLaunch};
+    let suite = agentbench_datasets::Suite::load(&args.suite)?;
+    let name = args.name.clone().unwrap_or_else(|| {
+        std::path::Path::new(&args.model)
+            .file_name()
+            .map_or_else(|| args.model.clone(), |name| name.to_string_lossy().into_owned())
+    });
+    let config = TrainConfig {
+        suite: args.suite,
+        suite_hash: suite.hash,
+        model: args.model.clone(),
+        name: name.clone(),
+        scorers: args.scorers,
+        credit: args.credit,
+        gamma: args.gamma,
+        step_weight: args.step_weight,
+        updates: args.updates.unwrap_or(10),
+        scenarios_per_update: args.scenarios_per_update,
+        train_limit: args.train_limit,
+        group: args.group,
+        temperature: args.temperature,
+        max_tokens: args.max_tokens,
+        clip: args.clip,
+        kl_coef: args.kl_coef,
+        lr: args.lr,
+        sft_epochs: args.sft_epochs,
+        sft_batch: args.sft_batch,
+        eval_every: args.eval_every,
+        eval_trials: args.eval_trials,
+        eval_limit: args.eval_limit,
+        max_staleness: if args.sync { 0 } else { args.max_staleness },
+        mode: args.mode,
+        seed: args.seed,
+    };
+    let settings = TrainSettings {
+        launch: WorkerLaunch {
+            python: args.python,
+            model: args.model,
+            name,
+            device: args.device,
+            dtype: args.dtype,
+            lr: config.lr,
+            seed: config.seed,
+            checkpoints: args.out.join("checkpoints"),
+            threads: args.threads,
+            no_reference: config.kl_coef == 0.0,
+        },
+        config,
+        worker_url: args.worker,
+        out: args.out,
+        resume: args.resume,
+        more_updates: args.updates,
+        db: args.db,
+        server: args.server,
+        policies: match &args.policies {
+            Some(dir) => AddedPolicies::read(dir)?,
+            None => AddedPolicies::default(),
+        },
+        scoring: args.scoring.settings(),
+        concurrency: args.concurrency,
+        timeout: args.agent_timeout,
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let state = runtime.block_on(train::train(&settings))?;
+    print!("{}", train::summary(&state));
+    Ok(())
+}
+
 fn run_suite(args: Box<RunArgs>) -> anyhow::Result<ExitCode> {
     let policies = match &args.policies {
         Some(dir) => AddedPolicies::read(dir)?,
@@ -709,6 +906,8 @@ fn run_suite(args: Box<RunArgs>) -> anyhow::Result<ExitCode> {
         resume: args.resume,
         revision: args.revision,
         policies,
+        scenarios: None,
+        training: None,
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let outcome = runtime.block_on(run::run(&settings))?;

@@ -6,12 +6,22 @@
 //!   credit in sum or min form), spread over the tokens the policy wrote.
 //! - `staleness`: the bound of asynchronous training, under which no sample older than η policy
 //!   versions is trained on.
+//! - `policy`: the policy under training as an agent (`policy:NAME@vVERSION`), keeping each
+//!   step's sampled token ids and log-probabilities.
+//! - `samples`: an episode's generations and step advantages as the sequences an update takes.
+//! - `worker`: the worker's HTTP API (render, supervised and PPO updates, checkpoints).
 //!
-//! Every function here is pure; the loop that plays episodes through the runner and calls the
-//! worker's endpoints is built on them.
+//! The loop itself (`agentbench train`, in the server crate) plays episodes through the runner
+//! and calls the worker through these.
 
 pub mod advantages;
+pub mod policy;
+pub mod samples;
 pub mod staleness;
+pub mod worker;
 
 pub use advantages::{Credit, ScoredEpisode, outcome_reward, step_advantages, token_advantages};
+pub use policy::{Generation, PolicyAgent, StepKey, policy_name};
+pub use samples::episode_samples;
 pub use staleness::Staleness;
+pub use worker::{Health, PpoSettings, TrainSample, UpdateStats, WorkerClient, WorkerError};

@@ -15,23 +15,21 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-use agentbench_agents::{AgentSettings, Sampling, build_agent};
+use agentbench_agents::{Agent, AgentSettings, Sampling, build_agent};
 use agentbench_datasets::{Scenario, Suite, stratified};
 use agentbench_env_runtime::Mode;
-use agentbench_sandbox::Limits;
 use agentbench_scorers::{EpisodeResult, compare, run_metrics};
 
 pub use output::summary as report_summary;
 pub use play::EpisodeLine;
 use play::Player;
-use transport::Transport;
+pub use transport::Transport;
 
 use crate::builtin::AddedPolicies;
 use crate::gate::Gate;
 use crate::ids::RunId;
 use crate::report::{Comparison, Report, RunInfo, Verdict};
 use crate::store::{DbSync, RunRow, Store};
-use crate::{App, ServeSettings};
 
 /// Everything `agentbench run` is told.
 #[derive(Debug, Clone)]
@@ -62,6 +60,27 @@ pub struct RunSettings {
     pub revision: Option<String>,
     /// Policies added to the in-process server's envs.
     pub policies: AddedPolicies,
+    /// Only the scenarios with these ids (in the suite's order), before `limit`; all when
+    /// absent. The trainer plays its batches and held-out evaluations so.
+    pub scenarios: Option<Vec<String>>,
+    /// The training run and policy version a trainer's evaluation run measures, recorded with
+    /// the run.
+    pub training: Option<TrainingTag>,
+}
+
+/// What a run played by the trainer records of the training: which training run, at which
+/// policy version and update, under which configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TrainingTag {
+    /// The training run's id (`train-…`).
+    pub id: String,
+    pub policy_version: u64,
+    /// RL updates done when the policy was evaluated (0 before RL).
+    pub update: u32,
+    /// The stage the policy is at: `base`, `sft` or `rl`.
+    pub stage: String,
+    /// The SHA-256 of the training configuration.
+    pub config_hash: String,
 }
 
 /// The settings stored with a run, which a resumed run keeps.
@@ -80,6 +99,11 @@ struct StoredSettings {
     #[serde(default)]
     sampling: Option<Sampling>,
     revision: Option<String>,
+    /// Only these scenarios (`RunSettings::scenarios`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scenarios: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    training: Option<TrainingTag>,
 }
 
 /// How a run ended.
@@ -91,42 +115,68 @@ pub struct RunOutcome {
     pub exit_code: u8,
     /// Why the exit code is 2.
     pub problem: Option<String>,
+    /// Every episode the run recorded, resumed ones included.
+    pub lines: Vec<EpisodeLine>,
 }
 
 /// Plays the run and writes its files; fails only on set-up errors (a bad suite, gate, agent
 /// spec or database), which are exit code 2 too.
 pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
-    let suite = Suite::load(&settings.suite)?;
-    let gate = settings.gate.as_deref().map(Gate::load).transpose()?;
     let agent =
         build_agent(&settings.agent, &settings.agent_settings).context("cannot build the agent")?;
     let store = Store::open(&settings.db, DbSync::Normal).await?;
-    let transport = match &settings.server {
-        Some(url) => Transport::remote(url),
-        None => {
-            let sandbox = crate::builtin::sandbox(Limits::default())?;
-            let app = App::with_builtin_envs(
-                &sandbox,
-                &settings.policies,
-                ServeSettings::default(),
-                store.clone(),
-            )
-            .await?;
-            Transport::InProcess(crate::router(Arc::new(app)))
-        }
-    };
+    let transport = Transport::for_run(
+        settings.server.as_deref(),
+        &settings.policies,
+        &store,
+        Vec::new(),
+    )
+    .await?;
+    run_on(settings, &store, &transport, agent.into()).await
+}
+
+/// `run` with the store, the transport and the agent given: the trainer plays many runs on one
+/// in-process server, with its policy as the agent. `settings.db`, `server` and `agent` are
+/// then only recorded.
+pub async fn run_on(
+    settings: &RunSettings,
+    store: &Store,
+    transport: &Transport,
+    agent: Arc<dyn Agent>,
+) -> anyhow::Result<RunOutcome> {
+    let suite = Suite::load(&settings.suite)?;
+    let gate = settings.gate.as_deref().map(Gate::load).transpose()?;
+    let store = store.clone();
+    let transport = transport.clone();
 
     let (run, stored) = open_run(&store, settings, &suite, agent.name()).await?;
+    let chosen: Vec<Scenario> = match &stored.scenarios {
+        Some(ids) => {
+            let ids: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+            let kept: Vec<Scenario> = suite
+                .scenarios
+                .iter()
+                .filter(|scenario| ids.contains(scenario.id.as_str()))
+                .cloned()
+                .collect();
+            anyhow::ensure!(
+                kept.len() == ids.len(),
+                "{} of the scenarios asked for are not in the suite `{}`",
+                ids.len() - kept.len(),
+                suite.name
+            );
+            kept
+        }
+        None => suite.scenarios.clone(),
+    };
     let scenarios: Vec<Scenario> = match (stored.limit, stored.sample_seed) {
-        (Some(limit), Some(seed)) => stratified(&suite.scenarios, limit, seed)
+        (Some(limit), Some(seed)) => stratified(&chosen, limit, seed)
             .into_iter()
             .cloned()
             .collect(),
-        (limit, _) => suite
-            .scenarios
-            .iter()
+        (limit, _) => chosen
+            .into_iter()
             .take(limit.unwrap_or(usize::MAX))
-            .cloned()
             .collect(),
     };
     let envs: BTreeSet<&str> = scenarios
@@ -280,6 +330,7 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
         report,
         exit_code,
         problem,
+        lines,
     })
 }
 
@@ -309,7 +360,9 @@ async fn open_run(
             .with_context(|| format!("the stored settings of run `{id}`"))?;
         return Ok((run, stored));
     }
-    let model_agent = settings.agent.starts_with("openai:");
+    let model_agent = ["openai:", "policy:"]
+        .iter()
+        .any(|prefix| settings.agent.starts_with(prefix));
     let stored = StoredSettings {
         trials: settings.trials.max(1),
         mode: settings.mode,
@@ -321,6 +374,8 @@ async fn open_run(
             .flatten(),
         sampling: model_agent.then(|| settings.agent_settings.sampling.clone()),
         revision: settings.revision.clone(),
+        scenarios: settings.scenarios.clone(),
+        training: settings.training.clone(),
     };
     let run = RunRow {
         id: RunId::fresh(),

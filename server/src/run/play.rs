@@ -199,7 +199,7 @@ impl EpisodeLine {
 #[derive(Debug)]
 pub struct Player {
     pub transport: Transport,
-    pub agent: Box<dyn Agent>,
+    pub agent: std::sync::Arc<dyn Agent>,
     pub suite: Suite,
     pub mode: Mode,
     pub run_id: RunId,

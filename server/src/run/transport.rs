@@ -8,6 +8,15 @@ use http_body_util::BodyExt as _;
 use serde_json::Value;
 use tower::ServiceExt as _;
 
+use std::sync::Arc;
+
+use agentbench_sandbox::Limits;
+use agentbench_scorers::StepScorer;
+
+use crate::builtin::AddedPolicies;
+use crate::store::Store;
+use crate::{App, ServeSettings};
+
 /// Where episodes are played.
 #[derive(Debug, Clone)]
 pub enum Transport {
@@ -29,6 +38,40 @@ pub struct TransportError {
 }
 
 impl Transport {
+    /// A remote server's, when `server` names one; otherwise an in-process server of the
+    /// built-in envs (with `policies` added) recording into `store`.
+    /// In process, `later` scorers score every step off the request path, as `serve --scorer`'s
+    /// do; a remote server scores with its own.
+    pub async fn for_run(
+        server: Option<&str>,
+        policies: &AddedPolicies,
+        store: &Store,
+        later: Vec<Box<dyn StepScorer>>,
+    ) -> anyhow::Result<Transport> {
+        Ok(match server {
+            Some(url) => Transport::remote(url),
+            None => {
+                let sandbox = crate::builtin::sandbox(Limits::default())?;
+                let app = App::with_builtin_envs(
+                    &sandbox,
+                    policies,
+                    ServeSettings::default(),
+                    store.clone(),
+                )
+                .await?;
+                if !later.is_empty() {
+                    app.sessions.score_later(later);
+                }
+                Transport::in_process(app)
+            }
+        })
+    }
+
+    /// `app`'s router, called without a socket.
+    pub fn in_process(app: App) -> Transport {
+        Transport::InProcess(crate::router(Arc::new(app)))
+    }
+
     pub fn remote(base: &str) -> Transport {
         Transport::Remote {
             client: reqwest::Client::new(),
