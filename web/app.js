@@ -1,5 +1,6 @@
 // The agentbench leaderboard: a single page over the read-only API (/v1/leaderboard, /v1/runs,
-// /v1/runs/{id}, /v1/runs/{id}/compare/{other}, /v1/episodes/{id}, /v1/prm-results). The view
+// /v1/runs/{id}, /v1/runs/{id}/compare/{other}, /v1/episodes/{id}, /v1/prm-results,
+// /v1/trainings). The view
 // and its state live in the URL's hash (#/path?query), so every view can be linked and reloaded.
 "use strict";
 
@@ -632,6 +633,81 @@ async function prmsView() {
   ];
 }
 
+// ---- training runs -------------------------------------------------------------------------
+
+const CURVE_METRICS = [
+  ["safety_score", "Safety", "curve-safety"],
+  ["attack_success_rate", "Attack success", "curve-attack"],
+  ["utility", "Utility", "curve-utility"],
+];
+
+/** A training run's learning curve: each metric against the checkpoint, with 95% intervals as
+ * bands and bars. Checkpoints are spaced evenly (base, after the warm start, then by update). */
+function learningCurve(training) {
+  const points = training.points;
+  const width = 640, height = 280, left = 44, right = 16, top = 16, bottom = 44;
+  const x = (index) => left + (points.length > 1 ? index / (points.length - 1) : 0.5) * (width - left - right);
+  const y = (value) => top + (1 - value) * (height - top - bottom);
+  const svg = s("svg", { class: "chart curve", viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-label": `Learning curve of ${training.id}: ${CURVE_METRICS.map(([, name]) => name).join(", ")} by checkpoint, with 95% intervals` });
+  for (const value of [0, 0.25, 0.5, 0.75, 1]) {
+    svg.append(s("line", { class: "grid", x1: left, x2: width - right, y1: y(value), y2: y(value) }),
+      s("text", { x: left - 6, y: y(value) + 4, "text-anchor": "end" }, value.toFixed(2)));
+  }
+  points.forEach((point, index) => svg.append(
+    s("text", { x: x(index), y: height - bottom + 16, "text-anchor": "middle" }, point.stage === "rl" ? `u${point.update}` : point.stage)));
+  svg.append(s("text", { x: (left + width - right) / 2, y: height - 6, "text-anchor": "middle" }, "checkpoint (base, after SFT, RL update) →"));
+  for (const [metric, name, series] of CURVE_METRICS) {
+    const known = points.map((point, index) => [index, point.metrics[metric]]).filter(([, value]) => value);
+    if (!known.length) continue;
+    const group = s("g", { class: `series ${series}`, "data-metric": metric });
+    const band = known.map(([index, value]) => `${x(index)},${y(value.high)}`)
+      .concat(known.slice().reverse().map(([index, value]) => `${x(index)},${y(value.low)}`)).join(" ");
+    group.append(s("polygon", { class: "band", points: band }),
+      s("polyline", { class: "line", points: known.map(([index, value]) => `${x(index)},${y(value.value)}`).join(" ") }));
+    for (const [index, value] of known) {
+      group.append(s("g", { class: "checkpoint", "data-run": points[index].run },
+        s("title", {}, `${name} at ${points[index].agent}: ${value.value.toFixed(3)} [${value.low.toFixed(3)}, ${value.high.toFixed(3)}], n=${value.n}`),
+        s("line", { class: "bar", x1: x(index), x2: x(index), y1: y(value.low), y2: y(value.high) }),
+        s("circle", { class: "point", cx: x(index), cy: y(value.value), r: 3.5 })));
+    }
+    svg.append(group);
+  }
+  const legend = h("p", { class: "legend" }, CURVE_METRICS.map(([, name, series]) => h("span", { class: `key ${series}` }, name)));
+  return [svg, legend];
+}
+
+async function trainingView() {
+  const { trainings } = await api("/v1/trainings");
+  const parts = [
+    h("h1", {}, "Training runs"),
+    h("p", { class: "muted" },
+      "Each checkpoint of a policy trained by ", h("code", {}, "agentbench train"),
+      " plays the suite's held-out scenarios as a recorded run (agent policy:NAME@vVERSION): before training, after the supervised warm start, and every few RL updates. ",
+      "Values carry 95% intervals."),
+  ];
+  if (!trainings.length) {
+    parts.push(h("p", { class: "muted", id: "no-trainings" }, "No training run recorded in this database yet."));
+    return parts;
+  }
+  for (const training of trainings) {
+    parts.push(h("section", { class: "training", "data-training": training.id },
+      h("h2", {}, training.policy, " ", h("span", { class: "muted mono" }, training.id)),
+      h("p", { class: "muted" }, `${training.suite}@${training.suite_version}, config `, h("span", { class: "mono" }, training.config_hash.slice(0, 12))),
+      learningCurve(training),
+      h("table", { class: "training-points" },
+        h("thead", {}, h("tr", {}, ["Checkpoint", "Policy", "Episodes", ...["safe_completion", "safety_score", "attack_success_rate", "utility"].map(metricName)]
+          .map((label) => h("th", { scope: "col" }, label)))),
+        h("tbody", {}, training.points.map((point) => h("tr", { "data-run": point.run, "data-stage": point.stage },
+          h("td", {}, point.stage === "rl" ? `RL update ${point.update}` : point.stage === "sft" ? "after SFT" : "base"),
+          h("td", {}, h("a", { href: `#/run/${encodeURIComponent(point.run)}` }, point.agent)),
+          h("td", { class: "num" }, point.episodes),
+          ["safe_completion", "safety_score", "attack_success_rate", "utility"].map((metric) =>
+            h("td", { class: "num", "data-metric": metric }, estimate(metric, point.metrics[metric])))))))));
+  }
+  return parts;
+}
+
 // ---- router --------------------------------------------------------------------------------
 
 async function render() {
@@ -650,6 +726,7 @@ async function render() {
     else if (page === "episode" && id) content = await episodeView(decodeURIComponent(id));
     else if (page === "compare") content = await compareView(query);
     else if (page === "prms") content = await prmsView();
+    else if (page === "training") content = await trainingView();
     else content = [h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the leaderboard"))];
     view.replaceChildren(...[content].flat(Infinity));
     document.title = `agentbench · ${page || "leaderboard"}`;

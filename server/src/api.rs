@@ -50,6 +50,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/v1/runs/{id}", get(runs_api::get_run))
         .route("/v1/runs/{id}/compare/{other}", get(runs_api::compare_runs))
         .route("/v1/prm-results", get(runs_api::list_prm_results))
+        .route("/v1/trainings", get(runs_api::list_trainings))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body_bytes))

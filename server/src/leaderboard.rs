@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use agentbench_scorers::{Difference, EpisodeResult, Estimate, Metric, compare};
 
 use crate::ids::RunId;
-use crate::report::{Report, Verdict};
+use crate::report::{Report, TrainingTag, Verdict};
 use crate::store::RunRow;
 
 /// The leaderboard's columns, in order.
@@ -488,5 +488,98 @@ mod tests {
         assert!(!suite_matches(Some("utility"), &run));
         assert!(agent_matches(Some("gpt"), &run.agent));
         assert!(!agent_matches(Some("oracle"), &run.agent));
+    }
+}
+
+/// `GET /v1/trainings`: every training run (`agentbench train`) with a held-out evaluation in
+/// the database, newest first, each with its learning curve.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Trainings {
+    pub trainings: Vec<Training>,
+}
+
+/// One training run as its evaluation runs record it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Training {
+    /// `train-…`.
+    pub id: String,
+    /// The SHA-256 of its configuration.
+    pub config_hash: String,
+    pub suite: String,
+    pub suite_version: String,
+    /// The policy's agent name without its version (`policy:NAME`).
+    pub policy: String,
+    /// Its evaluations in the order of training: base, after the warm start, then by update.
+    pub points: Vec<TrainingPoint>,
+}
+
+/// One checkpoint's evaluation on the held-out scenarios.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TrainingPoint {
+    pub run: RunId,
+    pub agent: String,
+    /// `base`, `sft` or `rl`.
+    pub stage: String,
+    /// RL updates done.
+    pub update: u32,
+    pub policy_version: u64,
+    pub episodes: usize,
+    /// Every metric with its 95 % interval.
+    pub metrics: BTreeMap<Metric, Estimate>,
+}
+
+/// The training runs among `runs` (finished runs tagged by a trainer).
+pub fn trainings(runs: &[StoredRun]) -> Trainings {
+    let mut by_id: BTreeMap<&str, (Training, i64)> = BTreeMap::new();
+    for run in runs {
+        let Some(report) = &run.report else { continue };
+        let Some(tag) = &report.run.training else { continue };
+        let point = point(run, report, tag);
+        let (training, newest) = by_id.entry(&tag.id).or_insert_with(|| {
+            (
+                Training {
+                    id: tag.id.clone(),
+                    config_hash: tag.config_hash.clone(),
+                    suite: run.row.suite.clone(),
+                    suite_version: run.row.suite_version.clone(),
+                    policy: run
+                        .row
+                        .agent
+                        .rsplit_once('@')
+                        .map_or_else(|| run.row.agent.clone(), |(name, _)| name.to_owned()),
+                    points: Vec::new(),
+                },
+                run.row.created_ms,
+            )
+        });
+        *newest = (*newest).max(run.row.created_ms);
+        training.points.push(point);
+    }
+    let mut trainings: Vec<(Training, i64)> = by_id.into_values().collect();
+    for (training, _) in &mut trainings {
+        let stage_order = |stage: &str| match stage {
+            "base" => 0,
+            "sft" => 1,
+            _ => 2,
+        };
+        training
+            .points
+            .sort_by_key(|point| (stage_order(&point.stage), point.update, point.policy_version));
+    }
+    trainings.sort_by(|a, b| b.1.cmp(&a.1));
+    Trainings {
+        trainings: trainings.into_iter().map(|(training, _)| training).collect(),
+    }
+}
+
+fn point(run: &StoredRun, report: &Report, tag: &TrainingTag) -> TrainingPoint {
+    TrainingPoint {
+        run: run.row.id.clone(),
+        agent: run.row.agent.clone(),
+        stage: tag.stage.clone(),
+        update: tag.update,
+        policy_version: tag.policy_version,
+        episodes: report.episodes.len(),
+        metrics: report.metrics.overall.clone(),
     }
 }

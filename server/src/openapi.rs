@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use agentbench_env_contract::Outcome;
 use agentbench_env_runtime::{Mask, Mode, StepRecord};
 
-use crate::leaderboard::Leaderboard;
+use crate::leaderboard::{Leaderboard, Trainings};
 use crate::prm::PrmResults;
 use crate::requests::{AgentNote, CreateEpisode, StepRequest};
 use crate::runs_api::{RunComparison, RunDetail, RunList};
@@ -380,6 +380,17 @@ pub fn document() -> Value {
             request: None,
             status: 200,
             response: schema(|g| g.subschema_for::<PrmResults>()),
+            query: &[],
+            errors: &[STORE],
+        },
+        Operation {
+            method: "get",
+            path: "/v1/trainings",
+            id: "listTrainings",
+            summary: "Training runs (`agentbench train`) with their held-out evaluations by checkpoint, newest first",
+            request: None,
+            status: 200,
+            response: schema(|g| g.subschema_for::<Trainings>()),
             query: &[],
             errors: &[STORE],
         },

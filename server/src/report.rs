@@ -39,8 +39,30 @@ pub struct RunInfo {
     /// How many scenarios the suite has (absent in reports written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_scenarios: Option<usize>,
+    /// Only these many scenarios, chosen by id (a trainer's batch or held-out split), were
+    /// eligible, before `limit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<usize>,
+    /// The training run and checkpoint this run evaluated (`agentbench train`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<TrainingTag>,
     pub started_ms: i64,
     pub ended_ms: i64,
+}
+
+/// What a run played by the trainer records of the training: which training run, at which
+/// policy version and update, under which configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TrainingTag {
+    /// The training run's id (`train-…`).
+    pub id: String,
+    pub policy_version: u64,
+    /// RL updates done when the policy was evaluated (0 before RL).
+    pub update: u32,
+    /// The stage the policy is at: `base`, `sft` or `rl`.
+    pub stage: String,
+    /// The SHA-256 of the training configuration.
+    pub config_hash: String,
 }
 
 /// `report.json`: the run, its metrics, the gate's verdict, the baseline comparison, and every
@@ -73,6 +95,15 @@ impl Report {
     /// episodes that could not be measured. A partial run is marked as such wherever it shows,
     /// and never stands for its agent on the leaderboard while a complete run does.
     pub fn partial(&self) -> Option<String> {
+        let chosen = match (self.run.chosen, self.run.suite_scenarios, &self.run.training) {
+            (Some(chosen), Some(total), Some(_)) => Some(format!(
+                "the held-out split: {chosen} of the suite's {total} scenarios"
+            )),
+            (Some(chosen), Some(total), None) if chosen < total => {
+                Some(format!("{chosen} chosen of the suite's {total} scenarios"))
+            }
+            _ => None,
+        };
         let sampled = match (self.run.limit, self.run.suite_scenarios) {
             (Some(limit), Some(total)) if limit < total => Some(format!(
                 "a sample of {limit} of the suite's {total} scenarios"
@@ -82,10 +113,8 @@ impl Report {
         };
         let unmeasured = self.metrics.unmeasured;
         let unmeasured = (unmeasured > 0).then(|| format!("{unmeasured} episode(s) unmeasured"));
-        match (sampled, unmeasured) {
-            (Some(sampled), Some(unmeasured)) => Some(format!("{sampled}, {unmeasured}")),
-            (one, other) => one.or(other),
-        }
+        let parts: Vec<String> = [chosen, sampled, unmeasured].into_iter().flatten().collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
     }
 }
 

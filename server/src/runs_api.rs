@@ -1,5 +1,6 @@
 //! The read-only API behind the web page: the leaderboard, the runs, one run with its episodes,
-//! the comparison of two runs, and the recorded measurements of step scorers.
+//! the comparison of two runs, the recorded measurements of step scorers, and training runs'
+//! learning curves.
 
 use std::sync::Arc;
 
@@ -70,6 +71,13 @@ pub async fn list_prm_results(
     State(app): State<Arc<App>>,
 ) -> Result<Json<crate::prm::PrmResults>, ApiError> {
     Ok(Json(crate::prm::recorded(&app.store).await?))
+}
+
+pub async fn list_trainings(
+    State(app): State<Arc<App>>,
+) -> Result<Json<leaderboard::Trainings>, ApiError> {
+    let runs = stored_runs(&app).await?;
+    Ok(Json(leaderboard::trainings(&runs)))
 }
 
 pub async fn list_runs(State(app): State<Arc<App>>) -> Result<Json<RunList>, ApiError> {

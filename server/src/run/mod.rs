@@ -28,6 +28,7 @@ pub use transport::Transport;
 use crate::builtin::AddedPolicies;
 use crate::gate::Gate;
 use crate::ids::RunId;
+pub use crate::report::TrainingTag;
 use crate::report::{Comparison, Report, RunInfo, Verdict};
 use crate::store::{DbSync, RunRow, Store};
 
@@ -68,20 +69,6 @@ pub struct RunSettings {
     pub training: Option<TrainingTag>,
 }
 
-/// What a run played by the trainer records of the training: which training run, at which
-/// policy version and update, under which configuration.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct TrainingTag {
-    /// The training run's id (`train-…`).
-    pub id: String,
-    pub policy_version: u64,
-    /// RL updates done when the policy was evaluated (0 before RL).
-    pub update: u32,
-    /// The stage the policy is at: `base`, `sft` or `rl`.
-    pub stage: String,
-    /// The SHA-256 of the training configuration.
-    pub config_hash: String,
-}
 
 /// The settings stored with a run, which a resumed run keeps.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -309,6 +296,8 @@ pub async fn run_on(
             revision: stored.revision.clone(),
             limit: stored.limit,
             sample_seed: stored.limit.and(stored.sample_seed),
+            chosen: stored.scenarios.as_ref().map(Vec::len),
+            training: stored.training.clone(),
             suite_scenarios: Some(suite.scenarios.len()),
             started_ms: run.created_ms,
             ended_ms: crate::store::now_ms(),
