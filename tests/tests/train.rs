@@ -1,0 +1,148 @@
+//! `agentbench train` end to end on CPU, with the `tiny` random model (no weights) in the real
+//! worker process: the supervised warm start on reference solutions, two asynchronous RL updates
+//! whose step credit comes from a learned PRM scoring off the request path, held-out evaluations
+//! recorded as runs, then a resume from the last checkpoint for a third update, and the learning
+//! curve the leaderboard serves.
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::path::Path;
+
+use serde_json::Value;
+
+use agentbench_tests::{
+    Db, Server, agentbench_refuses, agentbench_succeeds, encoder_dir, python_venv,
+    train_learned_prm,
+};
+
+fn state(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("train.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
+    let venv = python_venv("trainer/setup.sh");
+    let dir = tempfile::tempdir().unwrap();
+    let (head, _) = train_learned_prm(dir.path());
+    let db = Db::sqlite();
+    let out = dir.path().join("train");
+    let args = |extra: &[&str]| -> Vec<OsString> {
+        let mut args: Vec<OsString> = ["train", "--model", "tiny", "--threads", "1"]
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+        args.extend(["--python".into(), venv.join("bin/python").into()]);
+        args.extend(["--out".into(), out.clone().into()]);
+        args.extend(["--db".into(), db.url().into()]);
+        args.extend(["--encoder".into(), encoder_dir().into()]);
+        args.extend(extra.iter().map(OsString::from));
+        args
+    };
+    let learned = format!("learned:{}", head.display());
+    let stdout = agentbench_succeeds(args(&[
+        "--updates", "2", "--eval-every", "1", "--eval-limit", "3", "--train-limit", "2",
+        "--scenarios-per-update", "2", "--group", "2", "--max-tokens", "12",
+        "--sft-epochs", "1", "--lr", "0.001", "--scorer", &learned,
+    ]));
+    assert!(stdout.contains("| base | 0 | v0 |"), "{stdout}");
+
+    let first = state(&out);
+    let train: BTreeSet<&str> = first["train_scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap())
+        .collect();
+    let test: BTreeSet<&str> = first["test_scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap())
+        .collect();
+    assert_eq!(train.len(), 2);
+    assert!(train.is_disjoint(&test) && !test.is_empty());
+    assert_eq!(first["sft_done"], true);
+    assert_eq!(first["sft"].as_array().unwrap().len(), 1);
+    let log = first["log"].as_array().unwrap();
+    assert_eq!(log.len(), 2, "{log:?}");
+    for (index, update) in log.iter().enumerate() {
+        // The learned PRM's step rewards separate a group's episodes, so every update trains.
+        let stats = &update["stats"];
+        assert_eq!(update["skipped"], false, "{update}");
+        assert!(update["samples"].as_u64().unwrap() > 0, "{update}");
+        assert_eq!(stats["policy_version"], index as u64 + 2, "{update}");
+        assert!(stats["loss"].as_f64().unwrap().is_finite(), "{update}");
+        // Asynchronous: no sample is more than one version behind the policy it updates.
+        assert!(stats["staleness"].as_i64().unwrap() <= 1, "{update}");
+    }
+    assert_eq!(first["checkpoint"], 3);
+    assert!(out.join("checkpoints/v3/agentbench.json").is_file());
+    assert!(out.join("rollouts.db").is_file());
+
+    // The run is there already: a new one refuses the folder, a resume of an empty one fails.
+    agentbench_refuses(args(&["--updates", "2"]), "holds a training run already");
+    let empty = dir.path().join("empty");
+    agentbench_refuses(
+        [
+            OsString::from("train"),
+            "--resume".into(),
+            "--out".into(),
+            empty.into(),
+        ],
+        "no training run to resume",
+    );
+
+    // Resumed from the checkpoint of v3, with the run's own settings, for one more update.
+    agentbench_succeeds(args(&["--resume", "--updates", "3"]));
+    let resumed = state(&out);
+    assert_eq!(resumed["id"], first["id"]);
+    assert_eq!(resumed["config_hash"], first["config_hash"]);
+    let log = resumed["log"].as_array().unwrap();
+    assert_eq!(log.len(), 3);
+    assert_eq!(log[2]["stats"]["policy_version"], 4, "{:?}", log[2]);
+    assert_eq!(resumed["checkpoint"], 4);
+
+    // Every checkpoint's evaluation is a recorded run of the held-out scenarios only.
+    let server = Server::start(&db, &[]);
+    let trainings = server.get("/v1/trainings").body;
+    let trainings = trainings["trainings"].as_array().unwrap();
+    assert_eq!(trainings.len(), 1, "{trainings:?}");
+    let training = &trainings[0];
+    assert_eq!(training["id"], first["id"]);
+    assert_eq!(training["policy"], "policy:tiny");
+    let points = training["points"].as_array().unwrap();
+    let shown: Vec<(String, u64, String)> = points
+        .iter()
+        .map(|point| {
+            (
+                point["stage"].as_str().unwrap().to_owned(),
+                point["update"].as_u64().unwrap(),
+                point["agent"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, u64, String)> = [
+        ("base", 0, "policy:tiny@v0"),
+        ("sft", 0, "policy:tiny@v1"),
+        ("rl", 1, "policy:tiny@v2"),
+        ("rl", 2, "policy:tiny@v3"),
+        ("rl", 3, "policy:tiny@v4"),
+    ]
+    .into_iter()
+    .map(|(stage, update, agent)| (stage.to_owned(), update, agent.to_owned()))
+    .collect();
+    assert_eq!(shown, expected);
+    for point in points {
+        let safety = &point["metrics"]["safety_score"];
+        assert!(safety["low"].as_f64().unwrap() <= safety["high"].as_f64().unwrap());
+        let run = server.get(&format!("/v1/runs/{}", point["run"].as_str().unwrap()));
+        let episodes = run.body["episodes"].as_array().unwrap();
+        assert_eq!(episodes.len(), 3);
+        for episode in episodes {
+            assert!(test.contains(episode["scenario"].as_str().unwrap()));
+        }
+        assert_eq!(run.body["info"]["training"]["id"], first["id"]);
+        let partial = run.body["run"]["partial"].as_str().unwrap();
+        assert!(partial.contains("the held-out split"), "{partial}");
+    }
+}
