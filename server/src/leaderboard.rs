@@ -533,7 +533,9 @@ pub fn trainings(runs: &[StoredRun]) -> Trainings {
     let mut by_id: BTreeMap<&str, (Training, i64)> = BTreeMap::new();
     for run in runs {
         let Some(report) = &run.report else { continue };
-        let Some(tag) = &report.run.training else { continue };
+        let Some(tag) = &report.run.training else {
+            continue;
+        };
         let point = point(run, report, tag);
         let (training, newest) = by_id.entry(&tag.id).or_insert_with(|| {
             (
@@ -562,13 +564,20 @@ pub fn trainings(runs: &[StoredRun]) -> Trainings {
             "sft" => 1,
             _ => 2,
         };
-        training
-            .points
-            .sort_by_key(|point| (stage_order(&point.stage), point.update, point.policy_version));
+        training.points.sort_by_key(|point| {
+            (
+                stage_order(&point.stage),
+                point.update,
+                point.policy_version,
+            )
+        });
     }
-    trainings.sort_by(|a, b| b.1.cmp(&a.1));
+    trainings.sort_by_key(|(_, newest)| std::cmp::Reverse(*newest));
     Trainings {
-        trainings: trainings.into_iter().map(|(training, _)| training).collect(),
+        trainings: trainings
+            .into_iter()
+            .map(|(training, _)| training)
+            .collect(),
     }
 }
 

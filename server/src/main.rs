@@ -819,9 +819,10 @@ fn train_policy(args: TrainArgs) -> anyhow::Result<()> {
     use agentbench_server::train::{self, TrainConfig, TrainSettings, WorkerLaunch};
     let suite = agentbench_datasets::Suite::load(&args.suite)?;
     let name = args.name.clone().unwrap_or_else(|| {
-        std::path::Path::new(&args.model)
-            .file_name()
-            .map_or_else(|| args.model.clone(), |name| name.to_string_lossy().into_owned())
+        std::path::Path::new(&args.model).file_name().map_or_else(
+            || args.model.clone(),
+            |name| name.to_string_lossy().into_owned(),
+        )
     });
     let config = TrainConfig {
         suite: args.suite,

@@ -95,7 +95,11 @@ impl Report {
     /// episodes that could not be measured. A partial run is marked as such wherever it shows,
     /// and never stands for its agent on the leaderboard while a complete run does.
     pub fn partial(&self) -> Option<String> {
-        let chosen = match (self.run.chosen, self.run.suite_scenarios, &self.run.training) {
+        let chosen = match (
+            self.run.chosen,
+            self.run.suite_scenarios,
+            &self.run.training,
+        ) {
             (Some(chosen), Some(total), Some(_)) => Some(format!(
                 "the held-out split: {chosen} of the suite's {total} scenarios"
             )),
@@ -113,7 +117,10 @@ impl Report {
         };
         let unmeasured = self.metrics.unmeasured;
         let unmeasured = (unmeasured > 0).then(|| format!("{unmeasured} episode(s) unmeasured"));
-        let parts: Vec<String> = [chosen, sampled, unmeasured].into_iter().flatten().collect();
+        let parts: Vec<String> = [chosen, sampled, unmeasured]
+            .into_iter()
+            .flatten()
+            .collect();
         (!parts.is_empty()).then(|| parts.join(", "))
     }
 }

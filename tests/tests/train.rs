@@ -40,9 +40,26 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
     };
     let learned = format!("learned:{}", head.display());
     let stdout = agentbench_succeeds(args(&[
-        "--updates", "2", "--eval-every", "1", "--eval-limit", "3", "--train-limit", "2",
-        "--scenarios-per-update", "2", "--group", "2", "--max-tokens", "12",
-        "--sft-epochs", "1", "--lr", "0.001", "--scorer", &learned,
+        "--updates",
+        "2",
+        "--eval-every",
+        "1",
+        "--eval-limit",
+        "3",
+        "--train-limit",
+        "2",
+        "--scenarios-per-update",
+        "2",
+        "--group",
+        "2",
+        "--max-tokens",
+        "12",
+        "--sft-epochs",
+        "1",
+        "--lr",
+        "0.001",
+        "--scorer",
+        &learned,
     ]));
     assert!(stdout.contains("| base | 0 | v0 |"), "{stdout}");
 

@@ -172,7 +172,10 @@ mod tests {
             })
         );
         let mut openai = reply.clone();
-        openai["choices"][0].as_object_mut().unwrap().remove("token_ids");
+        openai["choices"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("token_ids");
         assert_eq!(Generation::of_reply(&openai), None);
         let mut short = reply;
         short["choices"][0]["token_ids"] = json!([104]);

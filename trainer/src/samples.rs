@@ -33,8 +33,12 @@ pub fn episode_samples(steps: &[(&Generation, f64)]) -> Vec<TrainSample> {
         let sample = samples.last_mut().expect("one was pushed");
         let context = &prompt[sample.token_ids.len()..];
         sample.token_ids.extend_from_slice(context);
-        sample.loss_mask.extend(std::iter::repeat_n(0, context.len()));
-        sample.advantages.extend(std::iter::repeat_n(0.0, context.len()));
+        sample
+            .loss_mask
+            .extend(std::iter::repeat_n(0, context.len()));
+        sample
+            .advantages
+            .extend(std::iter::repeat_n(0.0, context.len()));
         sample
             .old_logprobs
             .extend(std::iter::repeat_n(0.0, context.len()));
@@ -93,8 +97,17 @@ mod tests {
         assert_eq!(samples[0].token_ids, vec![1, 2, 10, 11]);
         assert_eq!(samples[1].token_ids, vec![1, 2, 10, 19, 20, 12, 13]);
         assert_eq!(samples[1].loss_mask, vec![0, 0, 0, 0, 0, 1, 1]);
-        assert_eq!(samples[1].advantages, vec![0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 2.0]);
+        assert_eq!(
+            samples[1].advantages,
+            vec![0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 2.0]
+        );
         // The step that sampled nothing adds nothing.
-        assert_eq!(samples.iter().map(TrainSample::masked_tokens).sum::<usize>(), 4);
+        assert_eq!(
+            samples
+                .iter()
+                .map(TrainSample::masked_tokens)
+                .sum::<usize>(),
+            4
+        );
     }
 }

@@ -121,7 +121,11 @@ impl WorkerClient {
 
     /// `messages` (chat-completions form) with `tools` as the template renders them: token ids
     /// and the mask of what the assistant wrote.
-    pub async fn render(&self, messages: &[Value], tools: &[Value]) -> Result<TrainSample, WorkerError> {
+    pub async fn render(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+    ) -> Result<TrainSample, WorkerError> {
         self.call(
             "/v1/render",
             Some(&json!({"messages": messages, "tools": tools})),
@@ -161,7 +165,10 @@ impl WorkerClient {
     /// Loads the checkpoint of `version`.
     pub async fn load(&self, version: u64) -> Result<u64, WorkerError> {
         let answer: Value = self
-            .call("/v1/weights/load", Some(&json!({"policy_version": version})))
+            .call(
+                "/v1/weights/load",
+                Some(&json!({"policy_version": version})),
+            )
             .await?;
         version_of(&answer, "/v1/weights/load")
     }
@@ -193,9 +200,10 @@ impl WorkerClient {
         };
         if status != 200 {
             let answer: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-            let message = answer["error"]["message"]
-                .as_str()
-                .map_or_else(|| String::from_utf8_lossy(&bytes).into_owned(), str::to_owned);
+            let message = answer["error"]["message"].as_str().map_or_else(
+                || String::from_utf8_lossy(&bytes).into_owned(),
+                str::to_owned,
+            );
             return Err(WorkerError::Failed {
                 path: path.to_owned(),
                 status,

@@ -69,7 +69,6 @@ pub struct RunSettings {
     pub training: Option<TrainingTag>,
 }
 
-
 /// The settings stored with a run, which a resumed run keeps.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct StoredSettings {

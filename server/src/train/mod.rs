@@ -44,7 +44,7 @@ use agentbench_trainer::{
 };
 
 use crate::builtin::AddedPolicies;
-use crate::run::{EpisodeLine, RunSettings, Transport, TrainingTag, run_on};
+use crate::run::{EpisodeLine, RunSettings, TrainingTag, Transport, run_on};
 use crate::store::{DbSync, Store};
 
 pub use worker_process::{DEFAULT_PYTHON, WorkerLaunch, WorkerProcess};
@@ -274,9 +274,13 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
     )
     .await?;
     let eval_store = Store::open(&settings.db, DbSync::Normal).await?;
-    let eval_transport =
-        Transport::for_run(settings.server.as_deref(), &settings.policies, &eval_store, Vec::new())
-            .await?;
+    let eval_transport = Transport::for_run(
+        settings.server.as_deref(),
+        &settings.policies,
+        &eval_store,
+        Vec::new(),
+    )
+    .await?;
     let trainer = Trainer {
         settings,
         config: &config,
@@ -325,11 +329,7 @@ fn new_state(config: &TrainConfig) -> anyhow::Result<TrainState> {
     };
     let config_hash = config.hash();
     Ok(TrainState {
-        id: format!(
-            "train-{}-{}",
-            crate::store::now_ms(),
-            &config_hash[..8]
-        ),
+        id: format!("train-{}-{}", crate::store::now_ms(), &config_hash[..8]),
         config: config.clone(),
         config_hash,
         train_scenarios,
@@ -436,9 +436,14 @@ impl Trainer<'_> {
             config_hash: state.config_hash.clone(),
         });
         let started = Instant::now();
-        let outcome = run_on(&run, &self.eval_store, &self.eval_transport, Arc::new(agent))
-            .await
-            .context("the held-out evaluation failed")?;
+        let outcome = run_on(
+            &run,
+            &self.eval_store,
+            &self.eval_transport,
+            Arc::new(agent),
+        )
+        .await
+        .context("the held-out evaluation failed")?;
         let metrics: BTreeMap<Metric, Estimate> = outcome
             .report
             .metrics
@@ -483,9 +488,14 @@ impl Trainer<'_> {
         }
         let oracle = Arc::new(Transcribing::new(Scripted::baseline(Baseline::Oracle)));
         let run = self.run_settings("oracle", state.train_scenarios.clone(), 1);
-        let outcome = run_on(&run, &self.rollout_store, &self.rollout_transport, oracle.clone())
-            .await
-            .context("the reference episodes failed")?;
+        let outcome = run_on(
+            &run,
+            &self.rollout_store,
+            &self.rollout_transport,
+            oracle.clone(),
+        )
+        .await
+        .context("the reference episodes failed")?;
         let mut samples = Vec::new();
         for line in &outcome.lines {
             let result = line.result();
@@ -554,9 +564,14 @@ impl Trainer<'_> {
         let version = self.worker.health().await?.policy_version;
         let agent = Arc::new(self.policy(version, self.config.temperature)?);
         let run = self.run_settings(agent.name(), scenarios, self.config.group);
-        let outcome = run_on(&run, &self.rollout_store, &self.rollout_transport, agent.clone())
-            .await
-            .context("a batch of rollouts failed")?;
+        let outcome = run_on(
+            &run,
+            &self.rollout_store,
+            &self.rollout_transport,
+            agent.clone(),
+        )
+        .await
+        .context("a batch of rollouts failed")?;
         let scorers = 1 + self.config.scorers.len();
         let mut step_rewards = BTreeMap::new();
         for line in outcome.lines.iter().filter(|line| line.measured) {
@@ -587,9 +602,9 @@ impl Trainer<'_> {
             anyhow::ensure!(status == 200, "GET {path} answered {status}: {record}");
             let steps = record["steps"].as_array().cloned().unwrap_or_default();
             let scores: Vec<Vec<f64>> = steps.iter().map(step_scores).collect();
-            let complete = steps.iter().all(|step| {
-                step["scores"].as_array().map_or(0, Vec::len) >= scorers
-            });
+            let complete = steps
+                .iter()
+                .all(|step| step["scores"].as_array().map_or(0, Vec::len) >= scorers);
             if complete || started.elapsed() >= SCORES_WAIT {
                 return Ok(scores
                     .iter()
@@ -627,8 +642,13 @@ impl Trainer<'_> {
             };
             let rollout_wait_seconds = waited.elapsed().as_secs_f64();
             let current = self.worker.health().await?.policy_version;
-            let (samples, produced_by, mut log) =
-                batch(&rollouts, credit, self.config.step_weight, staleness, current);
+            let (samples, produced_by, mut log) = batch(
+                &rollouts,
+                credit,
+                self.config.step_weight,
+                staleness,
+                current,
+            );
             log.update = update + 1;
             log.rollout_wait_seconds = rollout_wait_seconds;
             let more = update + 1 < self.config.updates;
@@ -658,7 +678,7 @@ impl Trainer<'_> {
             state.log.push(log);
             state.updates_done += 1;
             let done = state.updates_done;
-            if done % self.config.eval_every.max(1) == 0 || done == self.config.updates {
+            if done.is_multiple_of(self.config.eval_every.max(1)) || done == self.config.updates {
                 // A batch already played in the background is kept: it is at most one version
                 // behind, as the bound allows.
                 self.evaluate(state, "rl").await?;
@@ -769,7 +789,11 @@ fn batch(
     let (kept, dropped) = staleness.admitted(versioned, current);
     log.dropped_stale = dropped;
     log.samples = kept.len();
-    let produced_by = kept.iter().map(|(version, _)| *version).min().unwrap_or(current);
+    let produced_by = kept
+        .iter()
+        .map(|(version, _)| *version)
+        .min()
+        .unwrap_or(current);
     let samples = kept.into_iter().map(|(_, sample)| sample).collect();
     (samples, produced_by, log)
 }

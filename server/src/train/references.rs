@@ -55,10 +55,11 @@ impl<A: Agent> Transcribing<A> {
             mask: &seen.first_mask,
             turns: &[],
         };
-        let tools = request_body(&first, "", &Sampling::default(), DEFAULT_CHARS_PER_TOKEN)["tools"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
+        let tools =
+            request_body(&first, "", &Sampling::default(), DEFAULT_CHARS_PER_TOKEN)["tools"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
         // The final reply as a turn, so that it is written as every other one; the result the
         // body appends after it is not part of the conversation.
         let mut turns = seen.turns.clone();

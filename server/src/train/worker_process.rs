@@ -52,7 +52,14 @@ impl WorkerProcess {
         );
         let mut command = Command::new(&launch.python);
         command
-            .args(["-m", "agentbench_worker", "--port", "0", "--host", "127.0.0.1"])
+            .args([
+                "-m",
+                "agentbench_worker",
+                "--port",
+                "0",
+                "--host",
+                "127.0.0.1",
+            ])
             .arg("--model")
             .arg(model_arg(&launch.model))
             .args(["--name", &launch.name])
@@ -101,10 +108,11 @@ impl WorkerProcess {
 /// A model folder as an absolute path (the worker may run elsewhere); `tiny` as it is.
 fn model_arg(model: &str) -> String {
     let path = Path::new(model);
-    if model != "tiny" && path.exists() {
-        if let Ok(absolute) = std::path::absolute(path) {
-            return absolute.display().to_string();
-        }
+    if model != "tiny"
+        && path.exists()
+        && let Ok(absolute) = std::path::absolute(path)
+    {
+        return absolute.display().to_string();
     }
     model.to_owned()
 }
