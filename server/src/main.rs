@@ -163,6 +163,23 @@ enum Command {
     /// on reference solutions, then PPO), evaluating it on the held-out split as recorded runs.
     /// Needs the worker's venv (`bash trainer/setup.sh`).
     Train(Box<TrainArgs>),
+    /// Write the episodes a training run played, with token ids, log-probabilities, the mask of
+    /// the policy's tokens and per-step rewards, as TRL's `rollout_func` or veRL's
+    /// `AgentLoopOutput` records (JSON lines).
+    Export {
+        /// `trl` or `verl`.
+        #[arg(long)]
+        format: agentbench_trainer::Format,
+        /// The trajectories file of a training run (in its `--out` folder).
+        #[arg(long, default_value = "train-out/trajectories.jsonl")]
+        trajectories: std::path::PathBuf,
+        /// Only the episodes of this rollout run.
+        #[arg(long)]
+        run: Option<String>,
+        /// Write here instead of stdout.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
     /// Work with step scorers (process reward models).
     Prm {
         #[command(subcommand)]
@@ -707,6 +724,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Run(args) => return run_suite(args),
         Command::Train(args) => train_policy(*args)?,
+        Command::Export {
+            format,
+            trajectories,
+            run,
+            out,
+        } => export_trajectories(format, &trajectories, run.as_deref(), out.as_deref())?,
         Command::Datasets {
             command: DatasetsCommand::Validate { suites },
         } => validate_suites(suites)?,
@@ -813,6 +836,47 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => serve_baseline(baseline, addr, &suite)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn export_trajectories(
+    format: agentbench_trainer::Format,
+    trajectories: &std::path::Path,
+    run: Option<&str>,
+    out: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(trajectories)
+        .with_context(|| format!("cannot read {}", trajectories.display()))?;
+    let mut written = String::new();
+    let mut episodes = 0;
+    for (number, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+    {
+        let trajectory: agentbench_trainer::Trajectory = serde_json::from_str(line)
+            .with_context(|| format!("{} line {}", trajectories.display(), number + 1))?;
+        if run.is_some_and(|run| run != trajectory.run) {
+            continue;
+        }
+        episodes += 1;
+        for record in agentbench_trainer::records(&trajectory, format) {
+            written.push_str(&record.to_string());
+            written.push('\n');
+        }
+    }
+    if let Some(run) = run {
+        anyhow::ensure!(
+            episodes > 0,
+            "{} holds no episode of the run `{run}`",
+            trajectories.display()
+        );
+    }
+    match out {
+        Some(path) => std::fs::write(path, written)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => std::io::stdout().write_all(written.as_bytes())?,
+    }
+    Ok(())
 }
 
 fn train_policy(args: TrainArgs) -> anyhow::Result<()> {

@@ -1,8 +1,8 @@
 //! `agentbench train` end to end on CPU, with the `tiny` random model (no weights) in the real
 //! worker process: the supervised warm start on reference solutions, two asynchronous RL updates
 //! whose step credit comes from a learned PRM scoring off the request path, held-out evaluations
-//! recorded as runs, then a resume from the last checkpoint for a third update, and the learning
-//! curve the leaderboard serves.
+//! recorded as runs, then a resume from the last checkpoint for a third update, the episodes
+//! exported for TRL and veRL, and the learning curve the leaderboard serves.
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -118,6 +118,59 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
     assert_eq!(log.len(), 3);
     assert_eq!(log[2]["stats"]["policy_version"], 4, "{:?}", log[2]);
     assert_eq!(resumed["checkpoint"], 4);
+
+    // The episodes trained on, in TRL's and veRL's shapes: one record per sequence, split where
+    // the policy first wrote, with its log-probabilities and the mask of its tokens.
+    let trajectories = out.join("trajectories.jsonl");
+    let episodes = std::fs::read_to_string(&trajectories)
+        .unwrap()
+        .lines()
+        .count();
+    assert!(
+        episodes >= 10 && episodes <= 12,
+        "{episodes} episodes in 3 updates of 4"
+    );
+    let records = |format: &str| -> Vec<Value> {
+        let stdout = agentbench_succeeds([
+            OsString::from("export"),
+            "--format".into(),
+            format.into(),
+            "--trajectories".into(),
+            trajectories.clone().into(),
+        ]);
+        stdout
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    };
+    let trl = records("trl");
+    assert!(trl.len() >= episodes, "{} records", trl.len());
+    for record in &trl {
+        let completion = record["completion_ids"].as_array().unwrap().len();
+        assert!(completion > 0 && !record["prompt_ids"].as_array().unwrap().is_empty());
+        assert_eq!(record["tool_mask"].as_array().unwrap().len(), completion);
+        assert_eq!(record["logprobs"].as_array().unwrap().len(), completion);
+        assert_eq!(record["tool_mask"][0], 1);
+        assert!(train.contains(record["scenario"].as_str().unwrap()));
+        assert!(record["step_rewards"].is_array() && record["reward"].is_number());
+    }
+    let verl = records("verl");
+    assert_eq!(verl.len(), trl.len());
+    assert_eq!(verl[0]["response_ids"], trl[0]["completion_ids"]);
+    assert_eq!(verl[0]["response_mask"], trl[0]["tool_mask"]);
+    assert_eq!(verl[0]["reward_score"], trl[0]["reward"]);
+    agentbench_refuses(
+        [
+            OsString::from("export"),
+            "--format".into(),
+            "verl".into(),
+            "--trajectories".into(),
+            trajectories.clone().into(),
+            "--run".into(),
+            "run_none".into(),
+        ],
+        "holds no episode of the run `run_none`",
+    );
 
     // Every checkpoint's evaluation is a recorded run of the held-out scenarios only.
     let server = Server::start(&db, &[]);

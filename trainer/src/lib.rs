@@ -10,17 +10,20 @@
 //!   step's sampled token ids and log-probabilities.
 //! - `samples`: an episode's generations and step advantages as the sequences an update takes.
 //! - `worker`: the worker's HTTP API (render, supervised and PPO updates, checkpoints).
+//! - `export`: the episodes trained on, as TRL's and veRL's rollout records.
 //!
 //! The loop itself (`agentbench train`, in the server crate) plays episodes through the runner
 //! and calls the worker through these.
 
 pub mod advantages;
+pub mod export;
 pub mod policy;
 pub mod samples;
 pub mod staleness;
 pub mod worker;
 
 pub use advantages::{Credit, ScoredEpisode, outcome_reward, step_advantages, token_advantages};
+pub use export::{Format, Trajectory, records};
 pub use policy::{Generation, PolicyAgent, StepKey, policy_name};
 pub use samples::episode_samples;
 pub use staleness::Staleness;

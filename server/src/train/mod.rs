@@ -18,8 +18,11 @@
 //!    the warm start and every `eval_every` updates (agent `policy:NAME@vVERSION`, tagged with
 //!    the training run), so the leaderboard lists every checkpoint with its intervals.
 //!
-//! The state (`train.json` in the output folder) is written at every checkpoint; `--resume`
-//! reloads the last checkpoint into the worker and goes on from there.
+//! The state (`train.json` in the output folder) is written at every checkpoint, and only
+//! then: `--resume` reloads the last checkpoint into the worker and goes on from the state that
+//! matches it, doing again what came after. Every RL episode's sequences, rewards and
+//! advantages are appended to `trajectories.jsonl` at the checkpoint after it, which `agentbench
+//! export` writes in TRL's and veRL's shapes.
 
 mod references;
 mod worker_process;
@@ -40,7 +43,7 @@ use agentbench_env_runtime::Mode;
 use agentbench_scorers::{Estimate, Metric, SplitMix64, StepScorer};
 use agentbench_trainer::{
     Credit, Generation, PolicyAgent, PpoSettings, ScoredEpisode, Staleness, TrainSample,
-    UpdateStats, WorkerClient, episode_samples, outcome_reward, step_advantages,
+    Trajectory, UpdateStats, WorkerClient, episode_samples, outcome_reward, step_advantages,
 };
 
 use crate::builtin::AddedPolicies;
@@ -186,6 +189,9 @@ pub struct TrainSettings {
     pub timeout: Duration,
 }
 
+/// The file in the output folder that holds every RL episode's trajectory, one JSON line each.
+pub const TRAJECTORIES: &str = "trajectories.jsonl";
+
 /// The metrics an evaluation line shows.
 const SHOWN: [Metric; 4] = [
     Metric::SafeCompletion,
@@ -294,11 +300,13 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
 
     if state.evals.is_empty() {
         trainer.evaluate(&mut state, "base").await?;
+        // The starting policy needs no checkpoint: a fresh worker loads it.
+        trainer.save_state(&state)?;
     }
     if !state.sft_done {
         trainer.warm_start(&mut state).await?;
         trainer.evaluate(&mut state, "sft").await?;
-        trainer.checkpoint(&mut state).await?;
+        trainer.checkpoint(&mut state, &mut Vec::new()).await?;
     }
     trainer.reinforce(&mut state, credit).await?;
     Ok(state)
@@ -357,6 +365,8 @@ struct Trainer<'a> {
 
 /// One batch of rollouts: the episodes, their steps' generations and rewards.
 struct Rollouts {
+    /// The rollout run's id.
+    run: String,
     lines: Vec<EpisodeLine>,
     generations: BTreeMap<agentbench_trainer::StepKey, Generation>,
     /// Each measured episode's step rewards, by (scenario, trial).
@@ -412,8 +422,35 @@ impl Trainer<'_> {
         Ok(())
     }
 
-    async fn checkpoint(&self, state: &mut TrainState) -> anyhow::Result<()> {
+    /// Appends episodes to `trajectories.jsonl` (what `agentbench export` reads).
+    fn record(&self, trajectories: &[Trajectory]) -> anyhow::Result<()> {
+        use std::io::Write as _;
+        let path = self.settings.out.join(TRAJECTORIES);
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        let mut text = String::new();
+        for trajectory in trajectories {
+            text.push_str(&serde_json::to_string(trajectory)?);
+            text.push('\n');
+        }
+        file.write_all(text.as_bytes())?;
+        Ok(())
+    }
+
+    /// Saves the policy, then what the run did up to it: its state and the trajectories played
+    /// since the last checkpoint (`pending`, emptied). What happens after the last checkpoint is
+    /// done again on `--resume`, so nothing is recorded twice.
+    async fn checkpoint(
+        &self,
+        state: &mut TrainState,
+        pending: &mut Vec<Trajectory>,
+    ) -> anyhow::Result<()> {
         state.checkpoint = Some(self.worker.save().await?);
+        self.record(pending)?;
+        pending.clear();
         self.save_state(state)
     }
 
@@ -477,7 +514,7 @@ impl Trainer<'_> {
             run: outcome.report.run.id.to_string(),
             metrics,
         });
-        self.save_state(state)
+        Ok(())
     }
 
     /// Supervised fine-tuning on the train scenarios' reference solutions.
@@ -582,6 +619,7 @@ impl Trainer<'_> {
             step_rewards.insert((line.scenario.clone(), line.trial), rewards);
         }
         Ok(Rollouts {
+            run: outcome.report.run.id.to_string(),
             generations: agent.take_generations(),
             lines: outcome.lines,
             step_rewards,
@@ -633,6 +671,7 @@ impl Trainer<'_> {
         };
         let asynchronous = self.config.max_staleness > 0;
         let mut next: Option<Rollouts> = None;
+        let mut pending = Vec::new();
         while state.updates_done < self.config.updates {
             let update = state.updates_done;
             let waited = Instant::now();
@@ -642,13 +681,14 @@ impl Trainer<'_> {
             };
             let rollout_wait_seconds = waited.elapsed().as_secs_f64();
             let current = self.worker.health().await?.policy_version;
-            let (samples, produced_by, mut log) = batch(
+            let (samples, produced_by, mut log, trajectories) = batch(
                 &rollouts,
                 credit,
                 self.config.step_weight,
                 staleness,
                 current,
             );
+            pending.extend(trajectories);
             log.update = update + 1;
             log.rollout_wait_seconds = rollout_wait_seconds;
             let more = update + 1 < self.config.updates;
@@ -682,9 +722,7 @@ impl Trainer<'_> {
                 // A batch already played in the background is kept: it is at most one version
                 // behind, as the bound allows.
                 self.evaluate(state, "rl").await?;
-                self.checkpoint(state).await?;
-            } else {
-                self.save_state(state)?;
+                self.checkpoint(state, &mut pending).await?;
             }
         }
         Ok(())
@@ -705,7 +743,8 @@ fn step_scores(step: &Value) -> Vec<f64> {
         .unwrap_or_default()
 }
 
-/// A batch's samples, the oldest policy version that produced them, and its log: episodes
+/// A batch's samples, the oldest policy version that produced them, its log, and every
+/// measured episode's trajectory (all its sequences, whatever their advantage): episodes
 /// grouped by scenario, outcome and step rewards made advantages, each episode's steps made
 /// sequences; samples the staleness bound refuses at `current` are dropped, and so are
 /// sequences with no advantage at all (a group whose episodes all fared alike teaches nothing).
@@ -715,7 +754,7 @@ fn batch(
     step_weight: f64,
     staleness: Staleness,
     current: u64,
-) -> (Vec<TrainSample>, u64, UpdateLog) {
+) -> (Vec<TrainSample>, u64, UpdateLog, Vec<Trajectory>) {
     let mut groups: BTreeMap<&str, Vec<(&EpisodeLine, ScoredEpisode)>> = BTreeMap::new();
     let mut log = UpdateLog {
         update: 0,
@@ -757,10 +796,11 @@ fn batch(
     log.mean_outcome = outcomes.iter().sum::<f64>() / outcomes.len().max(1) as f64;
 
     let mut versioned = Vec::new();
+    let mut trajectories = Vec::new();
     for group in groups.values() {
         let scored: Vec<ScoredEpisode> = group.iter().map(|(_, scored)| scored.clone()).collect();
         let advantages = step_advantages(&scored, credit, step_weight);
-        for ((line, _), advantages) in group.iter().zip(advantages) {
+        for ((line, scored), advantages) in group.iter().zip(advantages) {
             let steps: Vec<(&Generation, f64)> = advantages
                 .iter()
                 .enumerate()
@@ -779,11 +819,22 @@ fn batch(
             else {
                 continue;
             };
-            for sample in episode_samples(&steps) {
+            let sequences = episode_samples(&steps);
+            for sample in &sequences {
                 if sample.advantages.iter().any(|advantage| *advantage != 0.0) {
-                    versioned.push((produced_by, (produced_by, sample)));
+                    versioned.push((produced_by, (produced_by, sample.clone())));
                 }
             }
+            trajectories.push(Trajectory {
+                run: rollouts.run.clone(),
+                scenario: line.scenario.clone(),
+                trial: line.trial,
+                policy_version: produced_by,
+                outcome_reward: scored.outcome,
+                step_rewards: scored.step_rewards.clone(),
+                step_advantages: advantages,
+                sequences,
+            });
         }
     }
     let (kept, dropped) = staleness.admitted(versioned, current);
@@ -795,7 +846,7 @@ fn batch(
         .min()
         .unwrap_or(current);
     let samples = kept.into_iter().map(|(_, sample)| sample).collect();
-    (samples, produced_by, log)
+    (samples, produced_by, log, trajectories)
 }
 
 fn print_update(log: &UpdateLog, updates: u32) {
