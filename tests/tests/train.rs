@@ -127,7 +127,7 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
         .lines()
         .count();
     assert!(
-        episodes >= 10 && episodes <= 12,
+        (10..=12).contains(&episodes),
         "{episodes} episodes in 3 updates of 4"
     );
     let records = |format: &str| -> Vec<Value> {
