@@ -352,6 +352,10 @@ struct TrainArgs {
     /// AdamW's learning rate.
     #[arg(long, default_value_t = 1e-5)]
     lr: f64,
+    /// Train rank-N LoRA adapters on the attention projections instead of every weight (0:
+    /// full fine-tune). The reference of the KL penalty is then the base, adapters off.
+    #[arg(long, default_value_t = 0)]
+    lora: u32,
     /// Epochs of the supervised warm start on the train scenarios' reference solutions (0:
     /// none).
     #[arg(long, default_value_t = 2)]
@@ -906,6 +910,7 @@ fn train_policy(args: TrainArgs) -> anyhow::Result<()> {
         clip: args.clip,
         kl_coef: args.kl_coef,
         lr: args.lr,
+        lora: args.lora,
         sft_epochs: args.sft_epochs,
         sft_batch: args.sft_batch,
         eval_every: args.eval_every,
@@ -927,6 +932,7 @@ fn train_policy(args: TrainArgs) -> anyhow::Result<()> {
             checkpoints: args.out.join("checkpoints"),
             threads: args.threads,
             no_reference: config.kl_coef == 0.0,
+            lora: config.lora,
         },
         config,
         worker_url: args.worker,

@@ -1,6 +1,7 @@
 //! The leaderboard: its read-only API over HTTP, and the page in a real browser (Debian's
 //! Chromium driven by playwright-core, `web/tests/leaderboard.mjs`), against `agentbench serve`
-//! on a database filled by real runs of the scripted baselines.
+//! on a database filled by real runs of the scripted baselines, and the Training tab on one
+//! holding a short `agentbench train` run of the `tiny` model.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,7 +10,9 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use agentbench_tests::{Db, Server, agentbench_binary, agentbench_succeeds, assert_fits};
+use agentbench_tests::{
+    Db, Server, agentbench_binary, agentbench_succeeds, assert_fits, python_venv,
+};
 
 /// The baselines that fill the database, with their extra `agentbench run` flags.
 const BASELINES: [(&str, &[&str]); 6] = [
@@ -76,6 +79,47 @@ fn filled() -> &'static Filled {
             agentbench_succeeds(args.concat());
         }
         Filled { db, runs }
+    })
+}
+
+/// A SQLite database holding one short `agentbench train` run of the `tiny` model (its
+/// held-out evaluations), made once per test binary.
+fn trained() -> &'static Db {
+    static TRAINED: OnceLock<Db> = OnceLock::new();
+    TRAINED.get_or_init(|| {
+        let dir = work_dir("training");
+        let db = Db::sqlite_in(&dir);
+        let python = python_venv("trainer/setup.sh").join("bin/python");
+        agentbench_succeeds([
+            "train",
+            "--model",
+            "tiny",
+            "--threads",
+            "1",
+            "--updates",
+            "2",
+            "--eval-every",
+            "1",
+            "--eval-limit",
+            "4",
+            "--train-limit",
+            "2",
+            "--scenarios-per-update",
+            "2",
+            "--group",
+            "2",
+            "--max-tokens",
+            "8",
+            "--sft-epochs",
+            "1",
+            "--python",
+            python.to_str().unwrap(),
+            "--out",
+            dir.join("out").to_str().unwrap(),
+            "--db",
+            &db.url(),
+        ]);
+        db
     })
 }
 
@@ -338,12 +382,14 @@ fn the_page_works_in_chromium() {
     );
     let filled = filled();
     let server = Server::start(&filled.db, &[]);
+    let training = Server::start(trained(), &[]);
     let shots = work_dir("screenshots");
     let output = Command::new("node")
         .arg(web.join("leaderboard.mjs"))
         .arg(format!("http://{}", server.addr))
         .arg(&shots)
         .arg(serde_json::to_string(&filled.runs).unwrap())
+        .arg(format!("http://{}", training.addr))
         .current_dir(&web)
         .output()
         .unwrap();
@@ -354,7 +400,13 @@ fn the_page_works_in_chromium() {
     );
     assert!(output.status.success(), "{report}");
     println!("{report}screenshots in {}", shots.display());
-    for shot in ["leaderboard.png", "run.png", "episode.png", "compare.png"] {
+    for shot in [
+        "leaderboard.png",
+        "run.png",
+        "episode.png",
+        "compare.png",
+        "training.png",
+    ] {
         assert!(shots.join(shot).is_file(), "no {shot}");
     }
 }

@@ -1,18 +1,19 @@
 // Drives the leaderboard page in Debian's Chromium through playwright-core, against a running
 // `agentbench serve` filled by real runs of the scripted baselines (tests/tests/web.rs sets
-// that up). Usage: node leaderboard.mjs BASE_URL SCREENSHOT_DIR RUNS_JSON
-// RUNS_JSON maps each baseline to its run id: {"oracle": "run_…", "reckless": "run_…", …}.
+// that up). Usage: node leaderboard.mjs BASE_URL SCREENSHOT_DIR RUNS_JSON TRAINING_URL
+// RUNS_JSON maps each baseline to its run id: {"oracle": "run_…", "reckless": "run_…", …};
+// TRAINING_URL is a second server, over a database holding one `agentbench train` run.
 // Exits non-zero, naming the step, on the first check that fails.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 
-const [base, shots, runsJson] = process.argv.slice(2);
+const [base, shots, runsJson, trainingBase] = process.argv.slice(2);
 const runs = JSON.parse(runsJson);
 
-async function api(path) {
-  const response = await fetch(new URL(path, base));
+async function api(path, server = base) {
+  const response = await fetch(new URL(path, server));
   assert.equal(response.status, 200, `${path} answered ${response.status}`);
   return response.json();
 }
@@ -269,6 +270,46 @@ try {
       best.report.best_of_n.metrics.safety_score.value);
     await fitsWindow(page, "the PRMs tab");
     await page.screenshot({ path: join(shots, "prms.png"), fullPage: true });
+  });
+
+  await step("the Training tab draws each training run's learning curve with its intervals", async () => {
+    const empty = await api("/v1/trainings");
+    assert.equal(empty.trainings.length, 0);
+    await page.click('[data-nav="training"]');
+    await settled(page);
+    assert.equal(await page.locator("#no-trainings").count(), 1);
+
+    const { trainings } = await api("/v1/trainings", trainingBase);
+    assert.equal(trainings.length, 1);
+    const [training] = trainings;
+    await page.goto(new URL("/#/training", trainingBase).href);
+    await settled(page);
+    const section = page.locator(`section[data-training="${training.id}"]`);
+    assert.equal(await section.count(), 1);
+    assert.equal(await section.locator("table.training-points tbody tr").count(), training.points.length);
+    for (const metric of ["safety_score", "attack_success_rate", "utility"]) {
+      const series = section.locator(`svg.curve g.series[data-metric="${metric}"]`);
+      assert.equal(await series.count(), 1, metric);
+      assert.equal(await series.locator("g.checkpoint").count(), training.points.length, metric);
+      assert.equal(await series.locator("polygon.band").count(), 1, `${metric}'s interval band`);
+    }
+    for (const point of training.points) {
+      const row = section.locator(`tr[data-run="${point.run}"]`);
+      assert.equal(await row.locator("a").textContent(), point.agent);
+      const safety = point.metrics.safety_score;
+      assert.equal(Number(await row.locator('td[data-metric="safety_score"] .estimate').getAttribute("data-value")), safety.value);
+      assert.equal((await row.locator('td[data-metric="safety_score"] .pm').textContent()).trim(),
+        `[${safety.low.toFixed(2)}, ${safety.high.toFixed(2)}]`);
+    }
+    const stages = await section.locator("table.training-points tbody tr").evaluateAll((rows) => rows.map((row) => row.dataset.stage));
+    assert.deepEqual(stages, training.points.map((point) => point.stage));
+    assert.equal(stages[0], "base");
+    await fitsWindow(page, "the Training tab");
+    await page.screenshot({ path: join(shots, "training.png"), fullPage: true });
+    // A checkpoint's run opens as any run does, marked as the held-out split.
+    await section.locator(`tr[data-run="${training.points[0].run}"] a`).click();
+    await settled(page);
+    assert.ok((await page.textContent("main")).includes("the held-out split"));
   });
 
   await step("nothing failed or came from elsewhere", async () => {

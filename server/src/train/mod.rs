@@ -82,6 +82,9 @@ pub struct TrainConfig {
     pub clip: f64,
     pub kl_coef: f64,
     pub lr: f64,
+    /// The rank of the LoRA adapters trained instead of every weight; 0 trains every weight.
+    #[serde(default)]
+    pub lora: u32,
     pub sft_epochs: u32,
     pub sft_batch: usize,
     pub eval_every: u32,
@@ -151,6 +154,11 @@ pub struct UpdateLog {
     /// ready: fully overlapped).
     pub rollout_wait_seconds: f64,
     pub rollout_seconds: f64,
+    /// Seconds from the start of the update (waiting for its rollouts) to the end of its PPO
+    /// step, the next batch's rollouts included when they overlapped; evaluations and
+    /// checkpoints excluded. Throughput is measured over these.
+    #[serde(default)]
+    pub wall_seconds: f64,
 }
 
 /// One evaluation on the held-out scenarios.
@@ -713,6 +721,7 @@ impl Trainer<'_> {
             };
             log.stats = trained?;
             log.skipped = log.stats.is_none();
+            log.wall_seconds = waited.elapsed().as_secs_f64();
             next = played;
             print_update(&log, self.config.updates);
             state.log.push(log);
@@ -769,6 +778,7 @@ fn batch(
         stats: None,
         rollout_wait_seconds: 0.0,
         rollout_seconds: rollouts.seconds,
+        wall_seconds: 0.0,
     };
     let mut outcomes = Vec::new();
     for line in &rollouts.lines {
@@ -898,6 +908,9 @@ pub fn summary(state: &TrainState) -> String {
     text.push_str("\n|---|---|---|---|");
     text.push_str(&"---|".repeat(SHOWN.len()));
     text.push('\n');
+    if let Some(throughput) = throughput(&state.log) {
+        text = format!("{throughput}\n\n{text}");
+    }
     for eval in &state.evals {
         text.push_str(&format!(
             "| {} | {} | v{} | {} |",
@@ -915,4 +928,20 @@ pub fn summary(state: &TrainState) -> String {
         text.push('\n');
     }
     text
+}
+
+/// RL throughput over `log`'s updates: episodes played and updates made per second of update
+/// wall time (evaluations and checkpoints excluded).
+fn throughput(log: &[UpdateLog]) -> Option<String> {
+    let seconds: f64 = log.iter().map(|update| update.wall_seconds).sum();
+    if log.is_empty() || seconds <= 0.0 {
+        return None;
+    }
+    let episodes: usize = log.iter().map(|update| update.episodes).sum();
+    Some(format!(
+        "RL: {} updates, {episodes} episodes in {seconds:.1} s: {:.3} rollouts/s, {:.4} updates/s",
+        log.len(),
+        episodes as f64 / seconds,
+        log.len() as f64 / seconds
+    ))
 }

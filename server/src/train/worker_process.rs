@@ -31,6 +31,8 @@ pub struct WorkerLaunch {
     pub threads: Option<usize>,
     /// Keep no reference policy (no KL penalty possible).
     pub no_reference: bool,
+    /// Train rank-N LoRA adapters instead of every weight (0: every weight).
+    pub lora: u32,
 }
 
 /// A running worker, killed on drop.
@@ -74,6 +76,9 @@ impl WorkerProcess {
             .stderr(Stdio::inherit());
         if let Some(threads) = launch.threads {
             command.args(["--threads", &threads.to_string()]);
+        }
+        if launch.lora > 0 {
+            command.args(["--lora", &launch.lora.to_string()]);
         }
         if launch.no_reference {
             command.arg("--no-reference");

@@ -30,6 +30,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-reference", action="store_true",
                         help="keep no frozen copy of the starting policy (no KL penalty then)")
     parser.add_argument("--threads", type=int, help="CPU threads torch may use")
+    parser.add_argument("--lora", type=int, default=0,
+                        help="train rank-N LoRA adapters on the attention projections instead of every "
+                             "weight (0: full fine-tune)")
     args = parser.parse_args(argv)
 
     if args.threads:
@@ -38,7 +41,8 @@ def main(argv: list[str] | None = None) -> None:
 
     transformers_logging.disable_progress_bar()
     device = policies.pick_device(args.device)
-    policy = policies.load(args.model, device, getattr(torch, args.dtype), args.seed, args.name)
+    policy = policies.load(args.model, device, getattr(torch, args.dtype), args.seed, args.name,
+                           args.lora)
     worker = Worker(policy, args.checkpoints, args.lr, reference=not args.no_reference)
 
     def ready(port: int) -> None:

@@ -79,8 +79,10 @@ def tiny_model(vocab_size: int, seed: int) -> torch.nn.Module:
     return LlamaForCausalLM(config)
 
 
-def load(spec: str, device: torch.device, dtype: torch.dtype, seed: int, name: str | None) -> Policy:
-    """The policy `spec` names: ``tiny`` or a model folder."""
+def load(spec: str, device: torch.device, dtype: torch.dtype, seed: int, name: str | None,
+         lora: int = 0) -> Policy:
+    """The policy `spec` names: ``tiny`` or a model folder; with `lora` > 0, only rank-`lora`
+    adapters on the attention projections train (`with_lora`)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from .chat import TEMPLATE
@@ -95,5 +97,27 @@ def load(spec: str, device: torch.device, dtype: torch.dtype, seed: int, name: s
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model.to(device=device, dtype=dtype)
+    if lora > 0:
+        model = with_lora(model, lora)
     model.eval()
     return Policy(model=model, tokenizer=tokenizer, device=device, name=name or spec)
+
+
+#: The modules LoRA adapts: a Llama-style model's attention projections.
+LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj"]
+
+
+def with_lora(model: torch.nn.Module, rank: int) -> torch.nn.Module:
+    """`model` with LoRA adapters (rank `rank`, alpha 2 x rank, no dropout) on its attention
+    projections; the base weights are frozen. The adapters start at zero (B = 0), so the model
+    answers as before until trained, and with the adapters disabled it is the starting policy.
+    peft keeps the adapters in fp32 over a bf16 or fp16 base."""
+    from peft import LoraConfig, get_peft_model
+
+    config = LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0,
+                        target_modules=LORA_TARGETS, task_type="CAUSAL_LM")
+    return get_peft_model(model, config)
+
+
+def is_lora(model: torch.nn.Module) -> bool:
+    return hasattr(model, "disable_adapter") and hasattr(model, "peft_config")

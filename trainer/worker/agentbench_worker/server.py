@@ -17,6 +17,7 @@ from pathlib import Path
 import torch
 
 from . import chat, ppo
+from . import policy as policies
 from .policy import Policy
 
 #: The largest request body read, in bytes.
@@ -28,7 +29,8 @@ class NotFound(LookupError):
 
 
 class Worker:
-    """The policy, its optimizer, the frozen reference it started as, and its checkpoints."""
+    """The policy, its optimizer, the frozen reference it started as, and its checkpoints. With
+    LoRA the reference is the policy with its adapters disabled, so no copy is kept."""
 
     def __init__(self, policy: Policy, checkpoints: Path, lr: float, reference: bool):
         self.policy = policy
@@ -37,7 +39,9 @@ class Worker:
         self.lr = lr
         self.optimizer = None
         self.reference = None
-        if reference:
+        self.lora = policies.is_lora(policy.model)
+        self.has_reference = reference
+        if reference and not self.lora:
             self.reference = copy.deepcopy(policy.model).eval()
             for parameter in self.reference.parameters():
                 parameter.requires_grad_(False)
@@ -49,6 +53,8 @@ class Worker:
             "device": str(policy.device),
             "dtype": str(next(policy.model.parameters()).dtype).removeprefix("torch."),
             "parameters": sum(p.numel() for p in policy.model.parameters()),
+            "trainable_parameters": sum(p.numel() for p in policy.model.parameters() if p.requires_grad),
+            "lora": self.lora,
             "policy_version": policy.version,
         }
 
@@ -94,7 +100,7 @@ class Worker:
         kl_coef = float(chat.number(body, "kl_coef", 0.0, 0.0, 100.0))
         temperature = float(chat.number(body, "temperature", 1.0, 1e-6, 10.0))
         produced_by = body.get("policy_version")
-        if kl_coef > 0 and self.reference is None:
+        if kl_coef > 0 and not self.has_reference:
             raise chat.BadRequest("`kl_coef` needs the reference policy (started with --no-reference)")
         policy = self.policy
 
@@ -102,9 +108,7 @@ class Worker:
             new = ppo.token_logprobs(policy.model, sample.token_ids, policy.device, temperature)
             reference = None
             if kl_coef > 0:
-                with torch.no_grad():
-                    reference = ppo.token_logprobs(self.reference, sample.token_ids, policy.device,
-                                                   temperature)
+                reference = self.reference_logprobs(sample.token_ids, temperature)
             return ppo.clipped_loss(
                 new,
                 torch.tensor(sample.old_logprobs, device=new.device),
@@ -125,6 +129,15 @@ class Worker:
             stats = self.update(samples, loss_of)
             stats["staleness"] = None if produced_by is None else policy.version - 1 - produced_by
             return stats
+
+    def reference_logprobs(self, token_ids: list[int], temperature: float) -> torch.Tensor:
+        """Each token's log-probability under the starting policy."""
+        policy = self.policy
+        with torch.no_grad():
+            if self.lora:
+                with policy.model.disable_adapter():
+                    return ppo.token_logprobs(policy.model, token_ids, policy.device, temperature)
+            return ppo.token_logprobs(self.reference, token_ids, policy.device, temperature)
 
     def update(self, samples: list[ppo.Sample], loss_of) -> dict:
         """One AdamW step, under the lock: each sample's `loss_of(sample, tokens)["loss"]` (its
@@ -186,11 +199,24 @@ class Worker:
             raise NotFound(f"no checkpoint of policy version {version} in {self.checkpoints}")
         from safetensors.torch import load_file
 
+        adapter = (folder / "adapter_config.json").is_file()
+        if adapter != self.lora:
+            kind = "LoRA adapters" if adapter else "a whole model"
+            raise chat.BadRequest(
+                f"checkpoint v{version} holds {kind}, and this worker trains "
+                f"{'LoRA adapters' if self.lora else 'the whole model'}"
+            )
         with self.lock:
             state = {}
             for shard in sorted(folder.glob("*.safetensors")):
                 state.update(load_file(shard, device=str(self.policy.device)))
-            missing, unexpected = self.policy.model.load_state_dict(state, strict=False)
+            if self.lora:
+                from peft import set_peft_model_state_dict
+
+                loaded = set_peft_model_state_dict(self.policy.model, state)
+                missing, unexpected = [], list(loaded.unexpected_keys)
+            else:
+                missing, unexpected = self.policy.model.load_state_dict(state, strict=False)
             # Tied weights are saved once; anything else missing means another model's files.
             missing = [key for key in missing if not key.endswith("lm_head.weight")]
             if missing or unexpected:

@@ -104,15 +104,20 @@ class Replies(unittest.TestCase):
         self.assertEqual(chat.parse_reply("plain"), ("plain", []))
 
 
-def tiny_worker(checkpoints: Path, lr: float = 1e-2) -> Worker:
+def tiny_worker(checkpoints: Path, lr: float = 1e-2, lora: int = 0) -> Worker:
     device = torch.device("cpu")
-    return Worker(policy.load("tiny", device, torch.float32, 0, None), checkpoints, lr, reference=True)
+    return Worker(policy.load("tiny", device, torch.float32, 0, None, lora), checkpoints, lr,
+                  reference=True)
 
 
 class Updates(unittest.TestCase):
     def setUp(self):
         self.folder = tempfile.TemporaryDirectory()
-        self.worker = tiny_worker(Path(self.folder.name))
+        self.worker = self.fresh_worker()
+
+    def fresh_worker(self) -> Worker:
+        """A worker as a restarted process would be, over the same checkpoints."""
+        return tiny_worker(Path(self.folder.name))
 
     def tearDown(self):
         self.folder.cleanup()
@@ -178,13 +183,42 @@ class Updates(unittest.TestCase):
         self.assertNotEqual(self.worker.logprobs({"sequences": [good["token_ids"]]})["logprobs"][0],
                             at_save)
         # A fresh worker (a restarted process) resumes from it.
-        fresh = tiny_worker(Path(self.folder.name))
+        fresh = self.fresh_worker()
         self.assertEqual(fresh.load({"policy_version": 1})["policy_version"], 1)
         restored = fresh.logprobs({"sequences": [good["token_ids"]]})["logprobs"][0]
         for a, b in zip(restored, at_save):
             self.assertAlmostEqual(a, b, places=5)
         with self.assertRaises(NotFound):
             fresh.load({"policy_version": 7})
+
+
+class Lora(Updates):
+    """The same updates and checkpoints with rank-4 LoRA adapters instead of every weight."""
+
+    def fresh_worker(self) -> Worker:
+        return tiny_worker(Path(self.folder.name), lr=5e-2, lora=4)
+
+    def test_only_the_adapters_train_and_the_reference_is_the_base(self):
+        health = self.worker.health()
+        self.assertTrue(health["lora"])
+        self.assertLess(health["trainable_parameters"], health["parameters"] / 5)
+        frozen = {name: p.detach().clone() for name, p in self.worker.policy.model.named_parameters()
+                  if not p.requires_grad}
+        good, _ = self.sample_of(self.complete(seed=1), 1.0)
+        # Untrained adapters (B = 0) leave the policy at its reference: no KL.
+        stats = self.worker.train({"samples": [good], "kl_coef": 0.1})
+        self.assertAlmostEqual(stats["kl"], 0.0, places=6)
+        stats = self.worker.train({"samples": [good], "kl_coef": 0.1})
+        self.assertGreater(stats["kl"], 0.0)
+        for name, p in self.worker.policy.model.named_parameters():
+            if name in frozen:
+                self.assertTrue(torch.equal(p, frozen[name]), name)
+
+    def test_a_whole_model_checkpoint_does_not_load_into_adapters(self):
+        whole = tiny_worker(Path(self.folder.name))
+        whole.save({})
+        with self.assertRaises(chat.BadRequest):
+            self.worker.load({"policy_version": 0})
 
 
 class Supervised(unittest.TestCase):
