@@ -67,7 +67,8 @@ try {
   });
   page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
   page.on("request", (request) => {
-    if (!request.url().startsWith(base) && !request.url().startsWith("data:") && !request.url().startsWith("blob:")) {
+    const own = [base, trainingBase, "data:", "blob:"].some((prefix) => request.url().startsWith(prefix));
+    if (!own) {
       problems.push(`request outside the server: ${request.url()}`);
     }
   });
