@@ -389,6 +389,14 @@ struct TrainArgs {
     /// A running worker's root URL (`http://127.0.0.1:8100`), instead of starting one.
     #[arg(long)]
     worker: Option<String>,
+    /// Start a second worker that plays the rollouts while the first trains (weights move to
+    /// it by checkpoint after every update), for a machine with cores or devices to split.
+    #[arg(long)]
+    generator: bool,
+    /// An environment variable of the generating worker only, `KEY=VALUE` (repeatable): which
+    /// device or cores it takes, such as CUDA_VISIBLE_DEVICES=1 or NEURON_RT_VISIBLE_CORES=4-7.
+    #[arg(long = "generator-env", value_parser = parse_key_value)]
+    generator_env: Vec<(String, String)>,
     /// The worker venv's Python.
     #[arg(long, env = "AGENTBENCH_WORKER_PYTHON", default_value = agentbench_server::train::DEFAULT_PYTHON)]
     python: std::path::PathBuf,
@@ -883,6 +891,13 @@ fn export_trajectories(
     Ok(())
 }
 
+fn parse_key_value(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .filter(|(key, _)| !key.is_empty())
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .ok_or_else(|| format!("expected KEY=VALUE, got `{text}`"))
+}
+
 fn train_policy(args: TrainArgs) -> anyhow::Result<()> {
     use agentbench_server::train::{self, TrainConfig, TrainSettings, WorkerLaunch};
     let suite = agentbench_datasets::Suite::load(&args.suite)?;
@@ -933,9 +948,12 @@ fn train_policy(args: TrainArgs) -> anyhow::Result<()> {
             threads: args.threads,
             no_reference: config.kl_coef == 0.0,
             lora: config.lora,
+            env: Vec::new(),
         },
         config,
         worker_url: args.worker,
+        generator: args.generator,
+        generator_env: args.generator_env,
         out: args.out,
         resume: args.resume,
         more_updates: args.updates,

@@ -109,15 +109,24 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
         "no training run to resume",
     );
 
-    // Resumed from the checkpoint of v3, with the run's own settings, for one more update.
-    agentbench_succeeds(args(&["--resume", "--updates", "3"]));
+    // Resumed from the checkpoint of v3, with the run's own settings, for two more updates,
+    // played by a second worker that takes the weights by checkpoint after each update.
+    agentbench_succeeds(args(&["--resume", "--updates", "5", "--generator"]));
     let resumed = state(&out);
     assert_eq!(resumed["id"], first["id"]);
     assert_eq!(resumed["config_hash"], first["config_hash"]);
     let log = resumed["log"].as_array().unwrap();
-    assert_eq!(log.len(), 3);
+    assert_eq!(log.len(), 5);
     assert_eq!(log[2]["stats"]["policy_version"], 4, "{:?}", log[2]);
-    assert_eq!(resumed["checkpoint"], 4);
+    assert_eq!(log[4]["stats"]["policy_version"], 6, "{:?}", log[4]);
+    assert!(log[4]["stats"]["staleness"].as_i64().unwrap() <= 1);
+    assert_eq!(resumed["checkpoint"], 6);
+    for version in 1..=6 {
+        assert!(
+            out.join(format!("checkpoints/v{version}/agentbench.json"))
+                .is_file()
+        );
+    }
 
     // The episodes trained on, in TRL's and veRL's shapes: one record per sequence, split where
     // the policy first wrote, with its log-probabilities and the mask of its tokens.
@@ -127,8 +136,8 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
         .lines()
         .count();
     assert!(
-        (10..=12).contains(&episodes),
-        "{episodes} episodes in 3 updates of 4"
+        (18..=20).contains(&episodes),
+        "{episodes} episodes in 5 updates of 4"
     );
     let records = |format: &str| -> Vec<Value> {
         let stdout = agentbench_succeeds([
@@ -197,6 +206,8 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
         ("rl", 1, "policy:tiny@v2"),
         ("rl", 2, "policy:tiny@v3"),
         ("rl", 3, "policy:tiny@v4"),
+        ("rl", 4, "policy:tiny@v5"),
+        ("rl", 5, "policy:tiny@v6"),
     ]
     .into_iter()
     .map(|(stage, update, agent)| (stage.to_owned(), update, agent.to_owned()))

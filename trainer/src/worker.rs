@@ -156,9 +156,13 @@ impl WorkerClient {
         self.call("/v1/train", Some(&body)).await
     }
 
-    /// Saves the current weights (and optimizer) as a checkpoint of its version; returns it.
-    pub async fn save(&self) -> Result<u64, WorkerError> {
-        let answer: Value = self.call("/v1/weights/save", Some(&json!({}))).await?;
+    /// Saves the current weights, and the optimizer's state when `optimizer` (a checkpoint to
+    /// resume from, rather than weights for a generating worker), as the folder of its version;
+    /// returns the version.
+    pub async fn save(&self, optimizer: bool) -> Result<u64, WorkerError> {
+        let answer: Value = self
+            .call("/v1/weights/save", Some(&json!({"optimizer": optimizer})))
+            .await?;
         version_of(&answer, "/v1/weights/save")
     }
 

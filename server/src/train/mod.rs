@@ -178,6 +178,12 @@ pub struct TrainSettings {
     /// The worker to start, or `worker_url` a running one.
     pub launch: WorkerLaunch,
     pub worker_url: Option<String>,
+    /// Start a second worker (as `launch` says, with `generator_env` set) that plays the
+    /// rollouts while the first trains; weights move to it by checkpoint after every update.
+    pub generator: bool,
+    /// Environment variables of the generating worker only, such as
+    /// `CUDA_VISIBLE_DEVICES=1` or `NEURON_RT_VISIBLE_CORES=4-7`.
+    pub generator_env: Vec<(String, String)>,
     /// The output folder: `train.json`, `checkpoints/`, `rollouts.db`.
     pub out: PathBuf,
     /// Continue the training run in `out`, with its own config.
@@ -253,6 +259,20 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
             client
         }
     };
+    let _generating;
+    let generator = if settings.generator {
+        let mut launch = settings.launch.clone();
+        launch.checkpoints = settings.out.join("checkpoints");
+        launch.env = settings.generator_env.clone();
+        // It never trains: no reference copy.
+        launch.no_reference = true;
+        let process = WorkerProcess::spawn(&launch)?;
+        let client = WorkerClient::new(&process.url);
+        _generating = process;
+        Some(client)
+    } else {
+        None
+    };
     let health = worker.health().await?;
     eprintln!(
         "train {}: {} ({} parameters, {} on {}), {} train and {} held-out scenarios of {}",
@@ -267,6 +287,9 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
     );
     if let Some(version) = state.checkpoint {
         worker.load(version).await?;
+        if let Some(generator) = &generator {
+            generator.load(version).await?;
+        }
         eprintln!("resumed from the checkpoint of policy version {version}");
     }
 
@@ -299,6 +322,7 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
         settings,
         config: &config,
         worker: &worker,
+        generator: generator.as_ref(),
         rollout_store,
         rollout_transport,
         eval_store,
@@ -315,6 +339,9 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
         trainer.warm_start(&mut state).await?;
         trainer.evaluate(&mut state, "sft").await?;
         trainer.checkpoint(&mut state, &mut Vec::new()).await?;
+        if let (Some(generator), Some(version)) = (&generator, state.checkpoint) {
+            generator.load(version).await?;
+        }
     }
     trainer.reinforce(&mut state, credit).await?;
     Ok(state)
@@ -363,7 +390,10 @@ fn new_state(config: &TrainConfig) -> anyhow::Result<TrainState> {
 struct Trainer<'a> {
     settings: &'a TrainSettings,
     config: &'a TrainConfig,
+    /// The worker that trains (and evaluates, and generates when there is no other).
     worker: &'a WorkerClient,
+    /// A second worker that plays the rollouts, a version behind while the first trains.
+    generator: Option<&'a WorkerClient>,
     rollout_store: Store,
     rollout_transport: Transport,
     eval_store: Store,
@@ -409,11 +439,16 @@ impl Trainer<'_> {
         }
     }
 
-    fn policy(&self, version: u64, temperature: f64) -> anyhow::Result<PolicyAgent> {
+    fn policy(
+        &self,
+        worker: &WorkerClient,
+        version: u64,
+        temperature: f64,
+    ) -> anyhow::Result<PolicyAgent> {
         Ok(PolicyAgent::new(
             &self.config.name,
             version,
-            &self.worker.api_base(),
+            &worker.api_base(),
             Sampling {
                 max_tokens: Some(self.config.max_tokens),
                 temperature: Some(temperature),
@@ -456,7 +491,7 @@ impl Trainer<'_> {
         state: &mut TrainState,
         pending: &mut Vec<Trajectory>,
     ) -> anyhow::Result<()> {
-        state.checkpoint = Some(self.worker.save().await?);
+        state.checkpoint = Some(self.worker.save(true).await?);
         self.record(pending)?;
         pending.clear();
         self.save_state(state)
@@ -466,7 +501,7 @@ impl Trainer<'_> {
     /// database; greedy (temperature 0), so that a checkpoint's score is its own.
     async fn evaluate(&self, state: &mut TrainState, stage: &str) -> anyhow::Result<()> {
         let version = self.worker.health().await?.policy_version;
-        let agent = self.policy(version, 0.0)?;
+        let agent = self.policy(self.worker, version, 0.0)?;
         let mut run = self.run_settings(
             agent.name(),
             state.test_scenarios.clone(),
@@ -606,8 +641,9 @@ impl Trainer<'_> {
     /// Plays one RL batch with the policy as it is, and reads every step's rewards back.
     async fn roll_out(&self, scenarios: Vec<String>) -> anyhow::Result<Rollouts> {
         let started = Instant::now();
-        let version = self.worker.health().await?.policy_version;
-        let agent = Arc::new(self.policy(version, self.config.temperature)?);
+        let worker = self.generator.unwrap_or(self.worker);
+        let version = worker.health().await?.policy_version;
+        let agent = Arc::new(self.policy(worker, version, self.config.temperature)?);
         let run = self.run_settings(agent.name(), scenarios, self.config.group);
         let outcome = run_on(
             &run,
@@ -721,13 +757,29 @@ impl Trainer<'_> {
             };
             log.stats = trained?;
             log.skipped = log.stats.is_none();
+            let checkpointing = (update + 1).is_multiple_of(self.config.eval_every.max(1))
+                || update + 1 == self.config.updates;
+            if let (Some(generator), Some(_)) = (self.generator, &log.stats) {
+                // The generating worker takes the new weights once the batch it was playing is
+                // done; the folder goes once loaded, unless a checkpoint is about to keep it.
+                let version = self.worker.save(false).await?;
+                generator.load(version).await?;
+                if !checkpointing {
+                    let folder = self
+                        .settings
+                        .out
+                        .join("checkpoints")
+                        .join(format!("v{version}"));
+                    std::fs::remove_dir_all(&folder)
+                        .with_context(|| format!("cannot remove {}", folder.display()))?;
+                }
+            }
             log.wall_seconds = waited.elapsed().as_secs_f64();
             next = played;
             print_update(&log, self.config.updates);
             state.log.push(log);
             state.updates_done += 1;
-            let done = state.updates_done;
-            if done.is_multiple_of(self.config.eval_every.max(1)) || done == self.config.updates {
+            if checkpointing {
                 // A batch already played in the background is kept: it is at most one version
                 // behind, as the bound allows.
                 self.evaluate(state, "rl").await?;

@@ -33,6 +33,8 @@ pub struct WorkerLaunch {
     pub no_reference: bool,
     /// Train rank-N LoRA adapters instead of every weight (0: every weight).
     pub lora: u32,
+    /// Environment variables of this worker's process (which cores or devices it may use).
+    pub env: Vec<(String, String)>,
 }
 
 /// A running worker, killed on drop.
@@ -77,6 +79,7 @@ impl WorkerProcess {
         if let Some(threads) = launch.threads {
             command.args(["--threads", &threads.to_string()]);
         }
+        command.envs(launch.env.iter().map(|(key, value)| (key, value)));
         if launch.lora > 0 {
             command.args(["--lora", &launch.lora.to_string()]);
         }

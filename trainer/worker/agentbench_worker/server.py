@@ -180,12 +180,18 @@ class Worker:
         return self.optimizer
 
     def save(self, body: dict) -> dict:
+        """Writes the weights (and, unless ``optimizer`` is false, the optimizer's state: a weights
+        sync to a generating worker needs only the weights) as the checkpoint of the current
+        version."""
+        optimizer = body.get("optimizer", True)
+        if not isinstance(optimizer, bool):
+            raise chat.BadRequest("`optimizer` must be a boolean")
         with self.lock:
             version = self.policy.version
             folder = self.checkpoints / f"v{version}"
             folder.mkdir(parents=True, exist_ok=True)
             self.policy.model.save_pretrained(folder)
-            if self.optimizer is not None:
+            if optimizer and self.optimizer is not None:
                 torch.save(self.optimizer.state_dict(), folder / "optimizer.pt")
             (folder / "agentbench.json").write_text(json.dumps({"policy_version": version}))
             return {"policy_version": version, "path": str(folder)}
