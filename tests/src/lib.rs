@@ -143,6 +143,28 @@ pub fn train_learned_prm(dir: &Path) -> (PathBuf, String) {
     (head, stdout)
 }
 
+/// `agentbench train` on the `tiny` model at the smallest size that still does every stage: two
+/// train scenarios, one supervised epoch, two scenarios of two episodes per update, an
+/// evaluation after every update; the caller adds where to write, how many updates and what
+/// else.
+pub const SHORT_TRAINING: [&str; 15] = [
+    "train",
+    "--model",
+    "tiny",
+    "--threads",
+    "1",
+    "--eval-every",
+    "1",
+    "--train-limit",
+    "2",
+    "--scenarios-per-update",
+    "2",
+    "--group",
+    "2",
+    "--sft-epochs",
+    "1",
+];
+
 /// The measures `prm eval` reports of a step scorer, each with its interval (null when nothing
 /// was measured).
 pub const PRM_MEASURES: [&str; 5] = [

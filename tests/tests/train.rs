@@ -11,7 +11,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use agentbench_tests::{
-    Db, Server, agentbench_refuses, agentbench_succeeds, encoder_dir, python_venv,
+    Db, SHORT_TRAINING, Server, agentbench_refuses, agentbench_succeeds, encoder_dir, python_venv,
     train_learned_prm,
 };
 
@@ -27,10 +27,7 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
     let db = Db::sqlite();
     let out = dir.path().join("train");
     let args = |extra: &[&str]| -> Vec<OsString> {
-        let mut args: Vec<OsString> = ["train", "--model", "tiny", "--threads", "1"]
-            .into_iter()
-            .map(OsString::from)
-            .collect();
+        let mut args: Vec<OsString> = SHORT_TRAINING.into_iter().map(OsString::from).collect();
         args.extend(["--python".into(), venv.join("bin/python").into()]);
         args.extend(["--out".into(), out.clone().into()]);
         args.extend(["--db".into(), db.url().into()]);
@@ -42,20 +39,10 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
     let stdout = agentbench_succeeds(args(&[
         "--updates",
         "2",
-        "--eval-every",
-        "1",
         "--eval-limit",
         "3",
-        "--train-limit",
-        "2",
-        "--scenarios-per-update",
-        "2",
-        "--group",
-        "2",
         "--max-tokens",
         "12",
-        "--sft-epochs",
-        "1",
         "--lr",
         "0.001",
         "--scorer",
@@ -97,7 +84,7 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
     assert!(out.join("rollouts.db").is_file());
 
     // The run is there already: a new one refuses the folder, a resume of an empty one fails.
-    agentbench_refuses(args(&["--updates", "2"]), "holds a training run already");
+    agentbench_refuses(args(&[]), "holds a training run already");
     let empty = dir.path().join("empty");
     agentbench_refuses(
         [

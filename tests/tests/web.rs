@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 
 use agentbench_tests::{
-    Db, Server, agentbench_binary, agentbench_succeeds, assert_fits, python_venv,
+    Db, SHORT_TRAINING, Server, agentbench_binary, agentbench_succeeds, assert_fits, python_venv,
 };
 
 /// The baselines that fill the database, with their extra `agentbench run` flags.
@@ -90,35 +90,22 @@ fn trained() -> &'static Db {
         let dir = work_dir("training");
         let db = Db::sqlite_in(&dir);
         let python = python_venv("trainer/setup.sh").join("bin/python");
-        agentbench_succeeds([
-            "train",
-            "--model",
-            "tiny",
-            "--threads",
-            "1",
+        let out = dir.join("out");
+        let extra = [
             "--updates",
             "2",
-            "--eval-every",
-            "1",
             "--eval-limit",
             "4",
-            "--train-limit",
-            "2",
-            "--scenarios-per-update",
-            "2",
-            "--group",
-            "2",
             "--max-tokens",
             "8",
-            "--sft-epochs",
-            "1",
             "--python",
             python.to_str().unwrap(),
             "--out",
-            dir.join("out").to_str().unwrap(),
+            out.to_str().unwrap(),
             "--db",
             &db.url(),
-        ]);
+        ];
+        agentbench_succeeds(SHORT_TRAINING.iter().chain(&extra));
         db
     })
 }
