@@ -698,7 +698,8 @@ async fn responses_match_the_openapi_document() {
             "/v1/runs",
             "/v1/runs/{id}",
             "/v1/runs/{id}/compare/{other}",
-            "/v1/prm-results"
+            "/v1/prm-results",
+            "/v1/trainings"
         ]
     );
     let check = |name: &str, instance: &Value| support::assert_fits(&document, name, instance);
@@ -742,6 +743,9 @@ async fn responses_match_the_openapi_document() {
     let (_, results) = call(&app, Method::GET, "/v1/prm-results", None).await;
     check("PrmResults", &results);
     assert_eq!(results, json!({"evals": [], "best_of_n": []}));
+    let (_, trainings) = call(&app, Method::GET, "/v1/trainings", None).await;
+    check("Trainings", &trainings);
+    assert_eq!(trainings, json!({"trainings": []}));
 }
 
 /// Policies over HTTP: `enforce` blocks what `audit` runs, both record the violation and its
