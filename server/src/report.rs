@@ -108,9 +108,14 @@ impl Report {
             }
             _ => None,
         };
-        let sampled = match (self.run.limit, self.run.suite_scenarios) {
-            (Some(limit), Some(total)) if limit < total => Some(format!(
-                "a sample of {limit} of the suite's {total} scenarios"
+        // A sample is drawn from the chosen scenarios when some were chosen.
+        let pool = self.run.chosen.or(self.run.suite_scenarios);
+        let sampled = match (self.run.limit, pool) {
+            (Some(limit), Some(pool)) if limit < pool && chosen.is_some() => {
+                Some(format!("a sample of {limit} of them"))
+            }
+            (Some(limit), Some(pool)) if limit < pool => Some(format!(
+                "a sample of {limit} of the suite's {pool} scenarios"
             )),
             (Some(_), Some(_)) | (None, _) => None,
             (Some(limit), None) => Some(format!("only {limit} of the suite's scenarios")),
