@@ -7,13 +7,13 @@
 //! The venv comes from `trainer/setup.sh` (under `target/`); `.ci/run` runs it first, and this
 //! test runs it again (a no-op once set up).
 
-use std::io::{BufRead as _, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
+use agentbench_server::train::{WorkerLaunch, WorkerProcess};
 use agentbench_tests::{agentbench_binary, python_venv, request_at, workspace_root};
 
 /// The worker's venv, set up (once per machine) by `trainer/setup.sh`.
@@ -21,43 +21,33 @@ fn venv() -> PathBuf {
     python_venv("trainer/setup.sh")
 }
 
-/// A worker process serving the `tiny` model, killed when dropped.
+/// A worker process serving the `tiny` model, started as `agentbench train` starts one and
+/// killed when dropped.
 struct Worker {
-    child: Child,
+    process: WorkerProcess,
     addr: SocketAddr,
-    base_url: String,
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl Worker {
     fn start(venv: &Path, checkpoints: &Path) -> Worker {
-        let mut child = Command::new(venv.join("bin/python"))
-            .args(["-m", "agentbench_worker", "--model", "tiny", "--port", "0"])
-            .args(["--threads", "1", "--lr", "0.01", "--checkpoints"])
-            .arg(checkpoints)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let base_url = line
-            .trim()
-            .strip_prefix("agentbench-worker listening on ")
-            .unwrap_or_else(|| panic!("the worker did not start: {line:?}"))
-            .to_owned();
+        let process = WorkerProcess::spawn(&WorkerLaunch {
+            python: venv.join("bin/python"),
+            model: "tiny".to_owned(),
+            name: "tiny".to_owned(),
+            device: "cpu".to_owned(),
+            dtype: "float32".to_owned(),
+            lr: 0.01,
+            seed: 0,
+            checkpoints: checkpoints.to_owned(),
+            threads: Some(1),
+            no_reference: false,
+            lora: 0,
+            env: Vec::new(),
+        })
+        .unwrap();
         Worker {
-            child,
-            addr: base_url.trim_start_matches("http://").parse().unwrap(),
-            base_url,
+            addr: process.url.trim_start_matches("http://").parse().unwrap(),
+            process,
         }
     }
 
@@ -89,7 +79,7 @@ fn a_run_plays_the_worker_through_the_openai_agent_and_the_worker_trains() {
     let out = dir.path().join("out");
     let output = Command::new(agentbench_binary())
         .args(["run", "--suite", "safety", "--agent", "openai:tiny"])
-        .args(["--base-url", &format!("{}/v1", worker.base_url)])
+        .args(["--base-url", &format!("{}/v1", worker.process.url)])
         .args(["--limit", "3", "--max-tokens", "8", "--model-seed", "1"])
         .args(["--out", out.to_str().unwrap()])
         .arg("--db")
@@ -198,7 +188,7 @@ fn a_run_plays_the_worker_through_the_openai_agent_and_the_worker_trains() {
 
     // The bench command measures it.
     let bench = Command::new(venv().join("bin/python"))
-        .args(["-m", "agentbench_worker.bench", &worker.base_url])
+        .args(["-m", "agentbench_worker.bench", &worker.process.url])
         .args([
             "--requests",
             "1",

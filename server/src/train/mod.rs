@@ -175,7 +175,8 @@ pub struct EvalLog {
 #[derive(Debug, Clone)]
 pub struct TrainSettings {
     pub config: TrainConfig,
-    /// The worker to start, or `worker_url` a running one.
+    /// The worker to start (its checkpoints in the output folder's `checkpoints/`), or
+    /// `worker_url` a running one.
     pub launch: WorkerLaunch,
     pub worker_url: Option<String>,
     /// Start a second worker (as `launch` says, with `generator_env` set) that plays the
@@ -251,9 +252,7 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
     let worker = match &settings.worker_url {
         Some(url) => WorkerClient::new(url),
         None => {
-            let mut launch = settings.launch.clone();
-            launch.checkpoints = settings.out.join("checkpoints");
-            let process = WorkerProcess::spawn(&launch)?;
+            let process = WorkerProcess::spawn(&settings.launch)?;
             let client = WorkerClient::new(&process.url);
             _process = process;
             client
@@ -262,7 +261,6 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
     let _generating;
     let generator = if settings.generator {
         let mut launch = settings.launch.clone();
-        launch.checkpoints = settings.out.join("checkpoints");
         launch.env = settings.generator_env.clone();
         // It never trains: no reference copy.
         launch.no_reference = true;
@@ -349,34 +347,25 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
 
 fn new_state(config: &TrainConfig) -> anyhow::Result<TrainState> {
     let suite = Suite::load(&config.suite)?;
-    let ids = |split: Split| -> Vec<String> {
-        suite
-            .scenarios
-            .iter()
-            .filter(|scenario| split.keeps(scenario))
-            .map(|scenario| scenario.id.clone())
-            .collect()
-    };
-    let train: Vec<Scenario> = suite
+    let (train, test): (Vec<Scenario>, Vec<Scenario>) = suite
         .scenarios
-        .iter()
-        .filter(|scenario| Split::Train.keeps(scenario))
-        .cloned()
-        .collect();
-    let train_scenarios = match config.train_limit {
-        Some(limit) => stratified(&train, limit, config.seed)
+        .into_iter()
+        .partition(|scenario| Split::Train.keeps(scenario));
+    fn ids<'a>(scenarios: impl IntoIterator<Item = &'a Scenario>) -> Vec<String> {
+        scenarios
             .into_iter()
             .map(|scenario| scenario.id.clone())
-            .collect(),
-        None => ids(Split::Train),
-    };
+            .collect()
+    }
+    let limit = config.train_limit.unwrap_or(usize::MAX);
+    let train_scenarios = ids(stratified(&train, limit, config.seed));
     let config_hash = config.hash();
     Ok(TrainState {
         id: format!("train-{}-{}", crate::store::now_ms(), &config_hash[..8]),
         config: config.clone(),
         config_hash,
         train_scenarios,
-        test_scenarios: ids(Split::Test),
+        test_scenarios: ids(&test),
         sft_done: false,
         updates_done: 0,
         checkpoint: None,
@@ -413,12 +402,20 @@ struct Rollouts {
 }
 
 impl Trainer<'_> {
-    fn run_settings(&self, agent: &str, scenarios: Vec<String>, trials: u32) -> RunSettings {
+    /// A run of `trials` of each of `scenarios` by `agent`, a policy served by `worker` (recorded
+    /// as the run's model endpoint) or a baseline (`None`).
+    fn run_settings(
+        &self,
+        agent: &str,
+        worker: Option<&WorkerClient>,
+        scenarios: Vec<String>,
+        trials: u32,
+    ) -> RunSettings {
         RunSettings {
             suite: self.config.suite.clone(),
             agent: agent.to_owned(),
             agent_settings: AgentSettings {
-                base_url: Some(self.worker.api_base()),
+                base_url: worker.map(WorkerClient::api_base),
                 ..AgentSettings::default()
             },
             trials,
@@ -504,6 +501,7 @@ impl Trainer<'_> {
         let agent = self.policy(self.worker, version, 0.0)?;
         let mut run = self.run_settings(
             agent.name(),
+            Some(self.worker),
             state.test_scenarios.clone(),
             self.config.eval_trials,
         );
@@ -567,7 +565,7 @@ impl Trainer<'_> {
             return Ok(());
         }
         let oracle = Arc::new(Transcribing::new(Scripted::baseline(Baseline::Oracle)));
-        let run = self.run_settings("oracle", state.train_scenarios.clone(), 1);
+        let run = self.run_settings("oracle", None, state.train_scenarios.clone(), 1);
         let outcome = run_on(
             &run,
             &self.rollout_store,
@@ -644,7 +642,7 @@ impl Trainer<'_> {
         let worker = self.generator.unwrap_or(self.worker);
         let version = worker.health().await?.policy_version;
         let agent = Arc::new(self.policy(worker, version, self.config.temperature)?);
-        let run = self.run_settings(agent.name(), scenarios, self.config.group);
+        let run = self.run_settings(agent.name(), Some(worker), scenarios, self.config.group);
         let outcome = run_on(
             &run,
             &self.rollout_store,
@@ -765,11 +763,7 @@ impl Trainer<'_> {
                 let version = self.worker.save(false).await?;
                 generator.load(version).await?;
                 if !checkpointing {
-                    let folder = self
-                        .settings
-                        .out
-                        .join("checkpoints")
-                        .join(format!("v{version}"));
+                    let folder = self.settings.launch.checkpoints.join(format!("v{version}"));
                     std::fs::remove_dir_all(&folder)
                         .with_context(|| format!("cannot remove {}", folder.display()))?;
                 }
