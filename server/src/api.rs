@@ -2,6 +2,8 @@
 //! trajectories (each handler parses, calls the sessions and maps the result); the read-only runs
 //! and leaderboard (`runs_api`); the web page (`web`).
 
+mod socket;
+
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::Poll;
@@ -23,7 +25,7 @@ use agentbench_env_runtime::LoadedEnv;
 
 use crate::api_error::ApiError;
 use crate::ids::EpisodeId;
-use crate::requests::{CreateEpisode, StepRequest};
+use crate::requests::{BatchStep, CreateEpisode, MAX_BATCH_STEPS, StepBatch, StepRequest};
 use crate::sessions::SessionError;
 use crate::{App, runs_api};
 
@@ -45,12 +47,15 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/v1/episodes/{id}/fork", post(fork_episode))
         .route("/v1/episodes/{id}/abandon", post(abandon_episode))
         .route("/v1/episodes/{id}/action-schema", get(action_schema))
+        .route("/v1/steps", post(step_batch))
+        .route("/v1/ws", get(socket::upgrade))
         .route("/v1/leaderboard", get(runs_api::get_leaderboard))
         .route("/v1/runs", get(runs_api::list_runs))
         .route("/v1/runs/{id}", get(runs_api::get_run))
         .route("/v1/runs/{id}/compare/{other}", get(runs_api::compare_runs))
         .route("/v1/prm-results", get(runs_api::list_prm_results))
         .route("/v1/trainings", get(runs_api::list_trainings))
+        .merge(crate::openenv::routes())
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body_bytes))
@@ -156,6 +161,61 @@ async fn step_episode(
     record_episode(id.as_str());
     let answer = to_completion(app.sessions.clone().step(id, request)).await?;
     Ok(([(CONTENT_TYPE, "application/json")], answer).into_response())
+}
+
+/// Takes many actions at once (see `Sessions::step_many`). The batch answers 200 once it
+/// parses; each item carries the status and body its single step would have answered.
+async fn step_batch(
+    State(app): State<Arc<App>>,
+    body: Body<StepBatch>,
+) -> Result<Response, ApiError> {
+    let Json(batch) = body?;
+    if batch.steps.len() > MAX_BATCH_STEPS {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "too_many_steps",
+            format!(
+                "a batch takes at most {MAX_BATCH_STEPS} steps, not {}",
+                batch.steps.len()
+            ),
+        ));
+    }
+    let mut parsed = Vec::with_capacity(batch.steps.len());
+    let mut valid = Vec::with_capacity(batch.steps.len());
+    for item in &batch.steps {
+        match BatchStep::parse(item.get()) {
+            Ok(step) => {
+                valid.push(step);
+                parsed.push(None);
+            }
+            Err(error) => parsed.push(Some(ApiError::invalid_body(error.to_string()))),
+        }
+    }
+    let sessions = app.sessions.clone();
+    let mut answers = to_completion(async move { Ok(sessions.step_many(valid).await) })
+        .await?
+        .into_iter();
+    let mut body = String::from(r#"{"results":["#);
+    for (position, invalid) in parsed.into_iter().enumerate() {
+        if position > 0 {
+            body.push(',');
+        }
+        let answer = match invalid {
+            Some(error) => Err(error),
+            None => answers
+                .next()
+                .expect("a valid item has an answer")
+                .map_err(ApiError::from),
+        };
+        match answer {
+            Ok(step) => body.push_str(&format!(r#"{{"status":200,"step":{step}}}"#)),
+            Err(error) => body.push_str(
+                &json!({"status": error.status.as_u16(), "error": error.detail()}).to_string(),
+            ),
+        }
+    }
+    body.push_str("]}");
+    Ok(([(CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 async fn fork_episode(

@@ -51,13 +51,26 @@ impl ApiError {
             "internal server error",
         )
     }
+
+    /// A body that parsed as JSON but is not what the request takes.
+    pub fn invalid_body(message: String) -> ApiError {
+        let code = if message.contains("unknown field") {
+            "unknown_field"
+        } else {
+            "invalid_request"
+        };
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
+    }
+
+    /// The error body's `error` object: `{"code", "message", "details"}`.
+    pub fn detail(&self) -> Value {
+        json!({ "code": self.code, "message": self.message, "details": self.details })
+    }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({
-            "error": { "code": self.code, "message": self.message, "details": self.details },
-        });
+        let body = json!({ "error": self.detail() });
         let mut response = (self.status, Json(body)).into_response();
         if let Some(seconds) = self.retry_after_seconds {
             response
@@ -80,12 +93,7 @@ impl From<JsonRejection> for ApiError {
             JsonRejection::JsonSyntaxError(_) => {
                 ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", message)
             }
-            JsonRejection::JsonDataError(_) if message.contains("unknown field") => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unknown_field", message)
-            }
-            JsonRejection::JsonDataError(_) => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", message)
-            }
+            JsonRejection::JsonDataError(_) => ApiError::invalid_body(message),
             JsonRejection::BytesRejection(_) if rejection_is_too_large(&message) => ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "payload_too_large",

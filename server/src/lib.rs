@@ -13,6 +13,7 @@ pub mod leaderboard;
 pub mod loadgen;
 pub mod mutate;
 mod openapi;
+mod openenv;
 pub mod prm;
 pub mod report;
 mod requests;

@@ -11,7 +11,7 @@ use agentbench_env_runtime::{Mask, Mode, StepRecord};
 
 use crate::leaderboard::{Leaderboard, Trainings};
 use crate::prm::PrmResults;
-use crate::requests::{AgentNote, CreateEpisode, StepRequest};
+use crate::requests::{AgentNote, CreateEpisode, StepBatch, StepRequest};
 use crate::runs_api::{RunComparison, RunDetail, RunList};
 
 /// `GET /healthz`.
@@ -121,6 +121,25 @@ struct Trajectory {
     steps: Vec<StepResult>,
 }
 
+/// `POST /v1/steps`: one answer per step asked, in the order asked.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct StepBatchResults {
+    results: Vec<BatchStepResult>,
+}
+
+/// One step of a batch: the status its single request would have answered, and its step
+/// (status 200) or its error.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct BatchStepResult {
+    status: u16,
+    #[serde(default)]
+    step: Option<StepResult>,
+    #[serde(default)]
+    error: Option<ErrorDetail>,
+}
+
 /// Every 4xx and 5xx answer.
 #[derive(JsonSchema)]
 #[allow(dead_code)]
@@ -133,7 +152,7 @@ struct ErrorBody {
 struct ErrorDetail {
     /// Stable and machine-readable: `malformed_json`, `unknown_field`, `invalid_request`,
     /// `payload_too_large`, `unsupported_media_type`, `not_found`, `invalid_task`,
-    /// `episode_over`, `episode_expired`, `episode_abandoned`, `too_many_episodes`,
+    /// `episode_over`, `episode_expired`, `episode_abandoned`, `too_many_episodes`, `too_many_steps`,
     /// `method_not_allowed`, `unknown_route`, `invalid_query`, `run_not_done`,
     /// `store_unavailable`, `store_corrupt`, `env_unavailable`, `internal`.
     code: String,
@@ -271,6 +290,23 @@ pub fn document() -> Value {
                 (409, "the episode is over, expired or abandoned"),
                 UNPROCESSABLE,
                 STORE,
+            ],
+        },
+        Operation {
+            method: "post",
+            path: "/v1/steps",
+            id: "stepBatch",
+            summary: "Take many actions, on one episode or many, at once: they run concurrently (in order on each episode) and commit together; each answers as its single step would",
+            request: schema(|g| g.subschema_for::<StepBatch>()),
+            status: 200,
+            response: schema(|g| g.subschema_for::<StepBatchResults>()),
+            query: &[],
+            errors: &[
+                BAD_BODY,
+                (
+                    422,
+                    "unknown or missing fields, or more steps than a batch takes",
+                ),
             ],
         },
         Operation {

@@ -39,6 +39,47 @@ pub(crate) struct StepRequest {
     pub agent: Option<AgentNote>,
 }
 
+/// Many actions at once, on one episode or many (`POST /v1/steps`).
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StepBatch {
+    /// At most `MAX_BATCH_STEPS`. Each is parsed on its own, so that one malformed item is
+    /// answered with its own error and the others still run.
+    #[schemars(with = "Vec<BatchStep>")]
+    pub steps: Vec<Box<serde_json::value::RawValue>>,
+}
+
+/// The most actions one batch takes.
+pub(crate) const MAX_BATCH_STEPS: usize = 4096;
+
+/// One action of a batch: a step request and the episode it is for.
+#[derive(Debug, schemars::JsonSchema)]
+#[allow(dead_code)]
+pub(crate) struct BatchStep {
+    /// The episode's id.
+    episode: String,
+    #[serde(flatten)]
+    step: StepRequest,
+}
+
+impl BatchStep {
+    /// One item of a batch: `{"episode": ID, ...}` and, besides, exactly what a single step
+    /// request takes.
+    pub(crate) fn parse(
+        item: &str,
+    ) -> Result<(crate::ids::EpisodeId, StepRequest), serde_json::Error> {
+        use serde::de::Error as _;
+        let mut fields: serde_json::Map<String, Value> = serde_json::from_str(item)?;
+        let episode = match fields.remove("episode") {
+            Some(Value::String(episode)) => episode,
+            Some(_) => return Err(serde_json::Error::custom("`episode` must be a string")),
+            None => return Err(serde_json::Error::missing_field("episode")),
+        };
+        let request = serde_json::from_value(Value::Object(fields))?;
+        Ok((episode.into(), request))
+    }
+}
+
 /// What an agent reports about producing an action (the runner of `agentbench run` sends it).
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -228,6 +228,77 @@ async fn a_retried_request_id_returns_the_recorded_step_and_runs_once() {
     assert_eq!(episode["steps"].as_array().unwrap().len(), 1);
 }
 
+/// A batch steps many episodes at once: on each episode in the order given, each item
+/// answered as its single step would be, a bad item failing alone, retries answered from the
+/// record, and everything recorded exactly once.
+#[tokio::test]
+async fn a_batch_steps_many_episodes_and_each_item_answers_alone() {
+    let app = app(ServeSettings::default()).await;
+    let (first, second) = (create(&app).await, create(&app).await);
+    let read = json!({"tool": "read_file", "arguments": {"path": "/docs/offsite-agenda.md"}});
+    let batch = json!({"steps": [
+        {"episode": first, "action": read, "request_id": "a"},
+        {"episode": second, "action": {"tool": "read_file", "arguments": {"path": 7}}},
+        {"episode": first, "action": {"message": "done"}, "request_id": "b"},
+        {"episode": "ep_missing", "action": read},
+        {"episode": second, "action": read, "colour": "red"},
+        {"action": read},
+        {"episode": first, "action": read},
+        {"episode": second, "action": {"ask_user": "which file?"}, "tokens": 12},
+    ]});
+    let (status, body) = post(&app, "/v1/steps", batch.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let results = body["results"].as_array().unwrap();
+    let summary: Vec<(u64, Value)> = results
+        .iter()
+        .map(|result| {
+            let what = match result.get("step") {
+                Some(step) => json!([step["index"], step["status"]]),
+                None => result["error"]["code"].clone(),
+            };
+            (result["status"].as_u64().unwrap(), what)
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (200, json!([0, "ok"])),
+            (200, json!([0, "invalid_arguments"])),
+            (200, json!([1, "message"])),
+            (404, json!("not_found")),
+            (422, json!("unknown_field")),
+            (422, json!("invalid_request")),
+            (409, json!("episode_over")),
+            (200, json!([1, "ask_user"])),
+        ],
+        "{body}"
+    );
+    assert!(results[2]["step"]["outcome"].is_object(), "{body}");
+    assert_eq!(results[0]["step"]["request_id"], "a");
+
+    // Each answer is the record a single step's request reads back.
+    let (_, episode) = call(&app, Method::GET, &format!("/v1/episodes/{first}"), None).await;
+    assert_eq!(episode["steps"][0], results[0]["step"]);
+    assert_eq!(recorded_indices(&app, &first).await, [0, 1]);
+    assert_eq!(recorded_indices(&app, &second).await, [0, 1]);
+
+    // A retried batch: its request ids answer from the record; nothing runs twice.
+    let retry = json!({"steps": [batch["steps"][0], batch["steps"][2]]});
+    let (_, again) = post(&app, "/v1/steps", retry).await;
+    assert_eq!(again["results"][0], results[0]);
+    assert_eq!(again["results"][1], results[2]);
+    assert_eq!(recorded_indices(&app, &first).await, [0, 1]);
+
+    let too_many = json!({"steps": vec![json!({"episode": second, "action": read}); 4097]});
+    let (status, body) = post(&app, "/v1/steps", too_many).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (StatusCode::UNPROCESSABLE_ENTITY, json!("too_many_steps"))
+    );
+    let (status, body) = post(&app, "/v1/steps", json!({"steps": []})).await;
+    assert_eq!((status, body), (StatusCode::OK, json!({"results": []})));
+}
+
 /// The indices of an episode's recorded steps, from its trajectory.
 async fn recorded_indices(app: &Router, id: &str) -> Vec<u64> {
     let (status, episode) = call(app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
@@ -691,6 +762,7 @@ async fn responses_match_the_openapi_document() {
             "/v1/episodes",
             "/v1/episodes/{id}",
             "/v1/episodes/{id}/steps",
+            "/v1/steps",
             "/v1/episodes/{id}/abandon",
             "/v1/episodes/{id}/fork",
             "/v1/episodes/{id}/action-schema",
@@ -738,6 +810,18 @@ async fn responses_match_the_openapi_document() {
     }
     let (_, trajectory) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
     check("Trajectory", &trajectory);
+    let other = create(&app).await;
+    let (_, batch) = post(
+        &app,
+        "/v1/steps",
+        json!({"steps": [
+            {"episode": other, "action": {"ask_user": "may I?"}, "request_id": "r3"},
+            {"episode": id, "action": {"message": "again"}},
+            {"episode": other, "bad": true},
+        ]}),
+    )
+    .await;
+    check("StepBatchResults", &batch);
     let (_, error) = post(&app, &steps, json!({"action": {"message": "again"}})).await;
     check("ErrorBody", &error);
     let (_, results) = call(&app, Method::GET, "/v1/prm-results", None).await;

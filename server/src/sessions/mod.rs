@@ -231,6 +231,45 @@ impl Sessions {
         Ok(answer)
     }
 
+    /// Takes many actions at once, the way a vectorised env steps: the episodes' steps run
+    /// concurrently and their records commit together (the store's writer groups whatever is
+    /// waiting into one transaction); the steps on one episode run in the order given. Each
+    /// answer is what `step` would have answered alone, in the order of `steps`.
+    pub(crate) async fn step_many(
+        self: Arc<Self>,
+        steps: Vec<(EpisodeId, StepRequest)>,
+    ) -> Vec<Result<String, SessionError>> {
+        let count = steps.len();
+        let mut by_episode: BTreeMap<EpisodeId, Vec<(usize, StepRequest)>> = BTreeMap::new();
+        for (position, (id, request)) in steps.into_iter().enumerate() {
+            by_episode.entry(id).or_default().push((position, request));
+        }
+        let episodes = by_episode.into_iter().map(|(id, requests)| {
+            let sessions = Arc::clone(&self);
+            async move {
+                let mut answers = Vec::with_capacity(requests.len());
+                for (position, request) in requests {
+                    let answer = Arc::clone(&sessions).step(id.clone(), request).await;
+                    answers.push((position, answer));
+                }
+                answers
+            }
+        });
+        let mut answers: Vec<Option<Result<String, SessionError>>> =
+            std::iter::repeat_with(|| None).take(count).collect();
+        for (position, answer) in futures_util::future::join_all(episodes)
+            .await
+            .into_iter()
+            .flatten()
+        {
+            answers[position] = Some(answer);
+        }
+        answers
+            .into_iter()
+            .map(|answer| answer.expect("every step is answered"))
+            .collect()
+    }
+
     /// Scores every step recorded from now on with `scorers` too, off the request path (see
     /// `later`), on the current tokio runtime. Called once; later calls are ignored.
     pub fn score_later(&self, scorers: Vec<Box<dyn StepScorer>>) {

@@ -1,0 +1,586 @@
+//! Every served env as an OpenEnv environment under `/openenv/{env}`: OpenEnv's own clients
+//! (`openenv` on PyPI: `GenericEnvClient`, `EnvClient`) connect and play unchanged, over its
+//! WebSocket (`/ws`, one episode per connection at a time) or its HTTP routes (`/reset`,
+//! `/step`, `/state`, `/schema`, `/metadata`, `/health`).
+//!
+//! Underneath, each reset is an episode of ours and each step a step of ours: the same masks,
+//! validation, policies, scores and durable record as the REST API. OpenEnv's shapes carry ours
+//! as follows:
+//! - actions: `{"type": "call_tool", "tool_name", "arguments"}` is a tool call; our own
+//!   `{"tool", "arguments"}`, `{"message"}` and `{"ask_user"}` are taken as they are;
+//!   `{"type": "list_tools"}` answers the tools (with their JSON Schemas) without a step;
+//! - the observation is the env's, with our extras in its `metadata`: the episode's id, the
+//!   step's index, status, validation, violations and scores, the action mask for the next
+//!   action, and at the end the outcome;
+//! - the reward is the step's (the mean of its scorers' rewards), plus on the step that ends the
+//!   episode the outcome's: 1 when every success check passed and no harm was done, -1 when
+//!   harm was done, 0 otherwise;
+//! - `done` is the episode's end (terminated or truncated).
+//!
+//! OpenEnv's HTTP routes keep no session: `/reset` answers the new episode's id in the
+//! metadata, and `/step` and `/state` take it as `episode_id`.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use agentbench_env_runtime::{Action, LoadedEnv, Mode};
+
+use crate::App;
+use crate::api_error::ApiError;
+use crate::ids::EpisodeId;
+use crate::requests::{CreateEpisode, StepRequest};
+use crate::sessions::SessionError;
+
+/// The OpenEnv routes of every served env.
+pub(crate) fn routes() -> Router<Arc<App>> {
+    Router::new()
+        .route("/openenv/{env}/health", get(health))
+        .route("/openenv/{env}/metadata", get(metadata))
+        .route("/openenv/{env}/schema", get(schema))
+        .route("/openenv/{env}/reset", post(http_reset))
+        .route("/openenv/{env}/step", post(http_step))
+        .route("/openenv/{env}/state", get(http_state))
+        .route("/openenv/{env}/ws", get(upgrade))
+}
+
+/// What a reset takes: OpenEnv's `seed` and `episode_id`, and our task and mode.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Reset {
+    #[serde(default)]
+    seed: Option<u64>,
+    /// OpenEnv lets a client name its episode; ours are named by the server (the name given
+    /// is ignored, and the episode's own id is in the observation's metadata).
+    #[serde(default)]
+    #[allow(dead_code)]
+    episode_id: Option<Value>,
+    #[serde(default)]
+    task: Option<Value>,
+    #[serde(default)]
+    mode: Mode,
+}
+
+/// `POST /step` over HTTP: OpenEnv's body, plus the episode that `/reset` named.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HttpStep {
+    action: Value,
+    episode_id: EpisodeId,
+    #[serde(default)]
+    request_id: Option<String>,
+    /// OpenEnv's per-step time limit; ours are the env's and the server's own.
+    #[serde(default)]
+    #[allow(dead_code)]
+    timeout_s: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StateQuery {
+    episode_id: EpisodeId,
+}
+
+/// Why an OpenEnv request failed, with OpenEnv's error code and ours.
+#[derive(Debug)]
+struct Failure {
+    /// OpenEnv's code: `VALIDATION_ERROR`, `EXECUTION_ERROR`, `CAPACITY_REACHED` ...
+    openenv_code: &'static str,
+    error: ApiError,
+}
+
+impl Failure {
+    fn validation(message: impl Into<String>) -> Failure {
+        Failure {
+            openenv_code: "VALIDATION_ERROR",
+            error: ApiError::invalid_body(message.into()),
+        }
+    }
+
+    /// The WebSocket's error message: `{"type": "error", "data": {"message", "code", "error"}}`
+    /// (`error` is our error body's detail, whose `code` is ours).
+    fn frame(&self) -> String {
+        json!({"type": "error", "data": {
+            "message": self.error.message,
+            "code": self.openenv_code,
+            "error": self.error.detail(),
+        }})
+        .to_string()
+    }
+}
+
+impl From<SessionError> for Failure {
+    fn from(error: SessionError) -> Failure {
+        let openenv_code = match &error {
+            SessionError::TooManyEpisodes(_) => "CAPACITY_REACHED",
+            SessionError::Runtime(agentbench_env_runtime::RuntimeError::InvalidTask(_)) => {
+                "VALIDATION_ERROR"
+            }
+            _ => "EXECUTION_ERROR",
+        };
+        Failure {
+            openenv_code,
+            error: error.into(),
+        }
+    }
+}
+
+impl From<ApiError> for Failure {
+    fn from(error: ApiError) -> Failure {
+        Failure {
+            openenv_code: "EXECUTION_ERROR",
+            error,
+        }
+    }
+}
+
+fn served(app: &App, env: &str) -> Result<Arc<LoadedEnv>, ApiError> {
+    Ok(app.sessions.env(env)?.clone())
+}
+
+async fn health(
+    State(app): State<Arc<App>>,
+    Path(env): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    served(&app, &env)?;
+    Ok(Json(json!({"status": "healthy"})))
+}
+
+async fn metadata(
+    State(app): State<Arc<App>>,
+    Path(env): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let env = served(&app, &env)?;
+    let manifest = env.manifest();
+    Ok(Json(json!({
+        "name": manifest.name,
+        "description": manifest.description,
+        "version": manifest.version,
+        "readme_content": null,
+        "author": null,
+        "documentation_url": null,
+        "content_hash": env.content_hash(),
+    })))
+}
+
+/// `{action, observation, state}` as JSON Schemas: the action is `oneOf` a `call_tool` of each
+/// tool (its arguments' schema as the env declares it), `list_tools`, and our own forms.
+async fn schema(
+    State(app): State<Arc<App>>,
+    Path(env): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let env = served(&app, &env)?;
+    let mut actions: Vec<Value> = env
+        .manifest()
+        .tools
+        .iter()
+        .map(|tool| {
+            json!({
+                "type": "object",
+                "description": tool.description,
+                "properties": {
+                    "type": {"const": "call_tool"},
+                    "tool_name": {"const": tool.name},
+                    "arguments": tool.parameters,
+                },
+                "required": ["type", "tool_name", "arguments"],
+            })
+        })
+        .collect();
+    actions.push(json!({
+        "type": "object",
+        "description": "The tools, with their JSON Schemas and how the mask stands for each; not a step.",
+        "properties": {"type": {"const": "list_tools"}},
+        "required": ["type"],
+    }));
+    actions.push(json!({
+        "type": "object",
+        "description": "The agent's final message: ends the episode.",
+        "properties": {"message": {"type": "string"}},
+        "required": ["message"],
+        "additionalProperties": false,
+    }));
+    actions.push(json!({
+        "type": "object",
+        "description": "A question to the user, answered by the task's scripted replies.",
+        "properties": {"ask_user": {"type": "string"}},
+        "required": ["ask_user"],
+        "additionalProperties": false,
+    }));
+    Ok(Json(json!({
+        "action": {"oneOf": actions},
+        "observation": {
+            "type": "object",
+            "description": "The env's observation, with agentbench's extras in `metadata`.",
+            "properties": {"metadata": {"type": "object"}},
+        },
+        "state": {
+            "type": "object",
+            "properties": {
+                "episode_id": {"type": "string"},
+                "step_count": {"type": "integer"},
+                "env": {"type": "string"},
+                "state": {"enum": ["open", "over", "expired", "abandoned"]},
+                "done": {"type": "boolean"},
+                "outcome": {},
+            },
+            "required": ["episode_id", "step_count"],
+        },
+    })))
+}
+
+/// An OpenEnv action made one of ours, or the tools asked for.
+enum Parsed {
+    Step(Action),
+    ListTools,
+}
+
+fn parse_action(action: Value) -> Result<Parsed, Failure> {
+    let Value::Object(mut fields) = action else {
+        return Err(Failure::validation("an action is a JSON object"));
+    };
+    match fields.remove("type") {
+        None => serde_json::from_value(Value::Object(fields))
+            .map(Parsed::Step)
+            .map_err(|error| Failure::validation(format!("action: {error}"))),
+        Some(Value::String(kind)) if kind == "list_tools" => Ok(Parsed::ListTools),
+        Some(Value::String(kind)) if kind == "call_tool" => {
+            let Some(Value::String(tool)) = fields.remove("tool_name") else {
+                return Err(Failure::validation(
+                    "a `call_tool` action names its `tool_name`",
+                ));
+            };
+            let arguments = fields.remove("arguments").unwrap_or_else(|| json!({}));
+            // OpenEnv's actions may carry their own `metadata`; nothing else is taken.
+            fields.remove("metadata");
+            if let Some(field) = fields.keys().next() {
+                return Err(Failure::validation(format!(
+                    "unknown field `{field}` in a `call_tool` action"
+                )));
+            }
+            Ok(Parsed::Step(Action::Tool { tool, arguments }))
+        }
+        Some(kind) => Err(Failure::validation(format!(
+            "unknown action type {kind}: expected `call_tool` or `list_tools`, or an action of \
+             ours (`tool`, `message` or `ask_user`) without a type"
+        ))),
+    }
+}
+
+/// Starts an episode; answers OpenEnv's reset result.
+async fn reset(app: &Arc<App>, env: &str, reset: Reset) -> Result<Value, Failure> {
+    let request = CreateEpisode {
+        env: env.to_owned(),
+        task: reset.task,
+        seed: reset.seed,
+        mode: reset.mode,
+    };
+    let created = app.sessions.clone().create(request).await?;
+    let mut extras = Map::new();
+    for field in ["id", "env", "env_version", "seed", "mode", "action_mask"] {
+        extras.insert(field.to_owned(), created[field].clone());
+    }
+    let episode = extras.remove("id").unwrap_or_default();
+    extras.insert("episode_id".to_owned(), episode);
+    Ok(observation_result(
+        &created["observation"],
+        extras,
+        Value::Null,
+        false,
+    ))
+}
+
+/// Takes one action on `episode`; answers OpenEnv's step result.
+async fn step(
+    app: &Arc<App>,
+    episode: &EpisodeId,
+    action: Value,
+    request_id: Option<String>,
+) -> Result<Value, Failure> {
+    let action = match parse_action(action)? {
+        Parsed::Step(action) => action,
+        Parsed::ListTools => return list_tools(app, episode).await,
+    };
+    let request = StepRequest {
+        action,
+        request_id,
+        tokens: None,
+        agent: None,
+    };
+    let answer = app.sessions.clone().step(episode.clone(), request).await?;
+    let step: Value = serde_json::from_str(&answer).map_err(ApiError::internal)?;
+    Ok(step_result(episode, step))
+}
+
+/// The tools of `episode`'s env with their JSON Schemas (the mask for the next action is in
+/// the metadata of the result before).
+async fn list_tools(app: &Arc<App>, episode: &EpisodeId) -> Result<Value, Failure> {
+    let trajectory = app.sessions.trajectory(episode).await?;
+    let env = served(app, trajectory["env"].as_str().unwrap_or_default())?;
+    let tools: Vec<Value> = env
+        .manifest()
+        .tools
+        .iter()
+        .map(|tool| {
+            json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters})
+        })
+        .collect();
+    let extras = Map::from_iter([("episode_id".to_owned(), json!(episode))]);
+    let done = trajectory["state"] != "open";
+    Ok(observation_result(
+        &json!({"tools": tools}),
+        extras,
+        Value::Null,
+        done,
+    ))
+}
+
+/// A recorded step as OpenEnv's step result.
+fn step_result(episode: &EpisodeId, mut step: Value) -> Value {
+    let done = step["terminated"] == true || step["truncated"] == true;
+    let step_reward = {
+        let rewards: Vec<f64> = step["scores"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|score| score["unmeasured"].is_null())
+            .filter_map(|score| score["reward"].as_f64())
+            .collect();
+        (!rewards.is_empty()).then(|| rewards.iter().sum::<f64>() / rewards.len() as f64)
+    };
+    let outcome_reward = done.then(|| outcome_reward(&step["outcome"]));
+    let reward = match (step_reward, outcome_reward) {
+        (None, None) => Value::Null,
+        (step, outcome) => json!(step.unwrap_or(0.0) + outcome.unwrap_or(0.0)),
+    };
+    let observation = step["observation"].take();
+    let mut extras = Map::new();
+    extras.insert("episode_id".to_owned(), json!(episode));
+    if let Value::Object(fields) = step {
+        for (field, value) in fields {
+            if !matches!(field.as_str(), "timings" | "mask" | "observation") {
+                extras.insert(field, value);
+            }
+        }
+    }
+    extras.insert("step_reward".to_owned(), json!(step_reward));
+    extras.insert("outcome_reward".to_owned(), json!(outcome_reward));
+    observation_result(&observation, extras, reward, done)
+}
+
+/// An episode's outcome as a reward: 1 when every success check passed and no harm was done,
+/// -1 when harm was done, 0 otherwise (and when the env failed to give one).
+fn outcome_reward(outcome: &Value) -> f64 {
+    let harmed = outcome["harms"]
+        .as_array()
+        .is_some_and(|harms| !harms.is_empty());
+    if harmed {
+        -1.0
+    } else if outcome["success"] == true {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// OpenEnv's result: the observation (an object; anything else as its `content`) with
+/// `metadata` inside, the reward and whether the episode is done, and the metadata again at the
+/// top, as OpenEnv's own servers send it.
+fn observation_result(
+    observation: &Value,
+    extras: Map<String, Value>,
+    reward: Value,
+    done: bool,
+) -> Value {
+    let mut observation = match observation {
+        Value::Object(fields) => fields.clone(),
+        other => Map::from_iter([("content".to_owned(), other.clone())]),
+    };
+    let metadata = Value::Object(extras);
+    observation.insert("metadata".to_owned(), metadata.clone());
+    json!({"observation": observation, "reward": reward, "done": done, "metadata": metadata})
+}
+
+/// OpenEnv's state of `episode`: `episode_id` and `step_count`, and ours.
+async fn state(app: &Arc<App>, episode: &EpisodeId) -> Result<Value, Failure> {
+    let trajectory = app.sessions.trajectory(episode).await?;
+    let steps = trajectory["steps"].as_array().map_or(0, Vec::len);
+    Ok(json!({
+        "episode_id": episode,
+        "step_count": steps,
+        "env": trajectory["env"],
+        "state": trajectory["state"],
+        "done": trajectory["state"] != "open",
+        "outcome": trajectory["outcome"],
+    }))
+}
+
+fn http_answer(answer: Result<Value, Failure>) -> Result<Json<Value>, ApiError> {
+    answer.map(Json).map_err(|failure| failure.error)
+}
+
+async fn http_reset(
+    State(app): State<Arc<App>>,
+    Path(env): Path<String>,
+    body: Option<Json<Reset>>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(body) = body.unwrap_or_default();
+    http_answer(reset(&app, &env, body).await)
+}
+
+async fn http_step(
+    State(app): State<Arc<App>>,
+    Path(env): Path<String>,
+    body: Result<Json<HttpStep>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    served(&app, &env)?;
+    let Json(body) = body?;
+    http_answer(step(&app, &body.episode_id, body.action, body.request_id).await)
+}
+
+async fn http_state(
+    State(app): State<Arc<App>>,
+    Path(env): Path<String>,
+    query: Result<Query<StateQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    served(&app, &env)?;
+    let Query(query) = query.map_err(|rejection| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_query",
+            rejection.body_text(),
+        )
+    })?;
+    http_answer(state(&app, &query.episode_id).await)
+}
+
+async fn upgrade(
+    State(app): State<Arc<App>>,
+    Path(env): Path<String>,
+    upgrade: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    served(&app, &env)?;
+    let max_message = app.sessions.settings().max_body_bytes;
+    Ok(upgrade
+        .max_message_size(max_message)
+        .on_upgrade(move |socket| session(app, env, socket)))
+}
+
+/// One OpenEnv WebSocket session: each message answered in turn; each reset starts a new
+/// episode, and an episode the client leaves before its end (a new reset, `close`, or the
+/// connection ending) is abandoned, its record kept.
+async fn session(app: Arc<App>, env: String, mut socket: WebSocket) {
+    let mut current: Option<EpisodeId> = None;
+    while let Some(Ok(message)) = socket.recv().await {
+        let text = match message {
+            Message::Text(text) => text,
+            Message::Binary(_) => {
+                let failure = Failure {
+                    openenv_code: "INVALID_JSON",
+                    error: ApiError::new(
+                        StatusCode::BAD_REQUEST,
+                        "malformed_json",
+                        "messages are JSON text",
+                    ),
+                };
+                if socket
+                    .send(Message::Text(failure.frame().into()))
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+                continue;
+            }
+            Message::Ping(_) | Message::Pong(_) => continue,
+            Message::Close(_) => break,
+        };
+        let answer = match serde_json::from_str::<Value>(text.as_str()) {
+            Err(error) => Err(Failure {
+                openenv_code: "INVALID_JSON",
+                error: ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", error.to_string()),
+            }),
+            Ok(mut message) => {
+                let data = message["data"].take();
+                match message["type"].as_str() {
+                    Some("close") => break,
+                    Some("reset") => {
+                        abandon(&app, current.take()).await;
+                        let body = if data.is_null() {
+                            Ok(Reset::default())
+                        } else {
+                            serde_json::from_value(data)
+                                .map_err(|error| Failure::validation(format!("reset: {error}")))
+                        };
+                        match body {
+                            Ok(body) => reset(&app, &env, body).await.map(|result| {
+                                current = result["metadata"]["episode_id"]
+                                    .as_str()
+                                    .map(EpisodeId::from);
+                                json!({"type": "observation", "data": result})
+                            }),
+                            Err(failure) => Err(failure),
+                        }
+                    }
+                    Some("step") => match &current {
+                        None => Err(no_episode()),
+                        Some(episode) => step(&app, episode, data, None)
+                            .await
+                            .map(|result| json!({"type": "observation", "data": result})),
+                    },
+                    Some("state") => match &current {
+                        None => Err(no_episode()),
+                        Some(episode) => state(&app, episode)
+                            .await
+                            .map(|state| json!({"type": "state", "data": state})),
+                    },
+                    other => Err(Failure {
+                        openenv_code: "UNKNOWN_TYPE",
+                        error: ApiError::invalid_body(format!(
+                            "unknown message type {}: expected reset, step, state or close",
+                            other.map_or_else(|| "(none)".to_owned(), |kind| format!("`{kind}`"))
+                        )),
+                    }),
+                }
+            }
+        };
+        let frame = match answer {
+            Ok(answer) => answer.to_string(),
+            Err(failure) => failure.frame(),
+        };
+        if socket.send(Message::Text(frame.into())).await.is_err() {
+            break;
+        }
+    }
+    abandon(&app, current).await;
+}
+
+fn no_episode() -> Failure {
+    Failure {
+        openenv_code: "SESSION_ERROR",
+        error: ApiError::new(
+            StatusCode::CONFLICT,
+            "no_episode",
+            "no episode yet: send a reset first",
+        ),
+    }
+}
+
+/// Abandons `episode` if it is still open (one that ended stays as it ended).
+async fn abandon(app: &Arc<App>, episode: Option<EpisodeId>) {
+    let Some(episode) = episode else { return };
+    match app.sessions.clone().abandon(episode.clone()).await {
+        Ok(()) | Err(SessionError::Over | SessionError::Expired | SessionError::Abandoned) => {}
+        Err(error) => {
+            tracing::warn!(%episode, %error, "cannot abandon an OpenEnv session's episode")
+        }
+    }
+}
