@@ -115,8 +115,16 @@ async fn run(app: Arc<App>, text: &str) -> (Option<Box<RawValue>>, Response) {
     let request: Request = match serde_json::from_str(text) {
         Ok(request) => request,
         Err(error) if error.is_data() => {
+            // Still answered under its id, when it has one.
+            #[derive(Deserialize)]
+            struct Named {
+                id: Option<Box<RawValue>>,
+            }
+            let id = serde_json::from_str::<Named>(text)
+                .ok()
+                .and_then(|named| named.id);
             return (
-                None,
+                id,
                 ApiError::invalid_body(error.to_string()).into_response(),
             );
         }

@@ -1,0 +1,198 @@
+//! `agentbench serve` driven by clients it did not write: OpenEnv's own client (`openenv` from
+//! PyPI) over the OpenEnv routes, a plain WebSocket client over our own socket (`/v1/ws`);
+//! every step they take is checked against the durable record the REST API reads back.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use agentbench_tests::{Db, Server, python_venv, workspace_root};
+
+/// Runs `tests/interop/SCRIPT` with the interop venv's Python; returns the JSON it prints.
+fn python(script: &str, args: &[&str]) -> Value {
+    let venv: PathBuf = python_venv("tests/interop/setup.sh");
+    let output = Command::new(venv.join("bin/python"))
+        .arg(workspace_root().join("tests/interop").join(script))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{script} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn openenvs_own_client_plays_an_episode_and_every_step_is_recorded() {
+    let db = Db::sqlite();
+    let server = Server::start(&db, &[]);
+    let base = format!("http://{}/openenv/workspace", server.addr);
+    let seen = python("openenv_episode.py", &[&base]);
+
+    let reset = &seen["reset"];
+    assert!(reset["observation"]["instruction"].is_string(), "{reset}");
+    assert_eq!(
+        (reset["done"].clone(), reset["reward"].clone()),
+        (json!(false), Value::Null)
+    );
+    let metadata = &reset["observation"]["metadata"];
+    assert_eq!(
+        metadata["action_mask"]["read_file"], "allowed",
+        "{metadata}"
+    );
+    let id = metadata["episode_id"].as_str().unwrap();
+
+    let tools = seen["tools"]["observation"]["tools"].as_array().unwrap();
+    let read_file = tools
+        .iter()
+        .find(|tool| tool["name"] == "read_file")
+        .unwrap();
+    assert_eq!(read_file["input_schema"]["type"], "object", "{read_file}");
+
+    let steps = seen["steps"].as_array().unwrap();
+    let statuses: Vec<&Value> = steps
+        .iter()
+        .map(|step| &step["observation"]["metadata"]["status"])
+        .collect();
+    assert_eq!(
+        statuses,
+        ["ok", "invalid_arguments", "blocked", "ask_user", "message"]
+    );
+    let blocked = &steps[2]["observation"]["metadata"];
+    assert!(
+        !blocked["violations"].as_array().unwrap().is_empty(),
+        "{blocked}"
+    );
+    assert!(steps[2]["reward"].as_f64().unwrap() < 0.0, "{}", steps[2]);
+    assert_eq!(steps[3]["observation"]["reply"], "go ahead");
+    let last = &steps[4];
+    assert_eq!(last["done"], true);
+    assert!(
+        last["observation"]["metadata"]["outcome"]["checks"].is_array(),
+        "{last}"
+    );
+    assert!(steps[..4].iter().all(|step| step["done"] == false));
+    assert_eq!(seen["state"]["episode_id"], id);
+    assert_eq!(seen["state"]["step_count"], 5);
+    assert_eq!(seen["state"]["done"], true);
+    let after_end = seen["after_end"].as_str().unwrap();
+    assert!(
+        after_end.contains("EXECUTION_ERROR") && after_end.contains("over"),
+        "{after_end}"
+    );
+    let bad_action = seen["bad_action"].as_str().unwrap();
+    assert!(bad_action.contains("VALIDATION_ERROR"), "{bad_action}");
+
+    // The durable record holds exactly the steps the client took, as it saw them.
+    let episode = server.episode(id);
+    assert_eq!(episode["state"], "over");
+    let recorded = episode["steps"].as_array().unwrap();
+    assert_eq!(recorded.len(), steps.len());
+    for (record, step) in recorded.iter().zip(steps) {
+        let metadata = &step["observation"]["metadata"];
+        for field in [
+            "index",
+            "status",
+            "action",
+            "violations",
+            "scores",
+            "action_mask",
+        ] {
+            assert_eq!(record[field], metadata[field], "{field} of {record}");
+        }
+    }
+}
+
+#[test]
+fn openenvs_http_routes_answer_its_shapes() {
+    let db = Db::sqlite();
+    let server = Server::start(&db, &[]);
+    let health = server.get("/openenv/workspace/health");
+    assert_eq!(
+        (health.status, health.body),
+        (200, json!({"status": "healthy"}))
+    );
+    let metadata = server.get("/openenv/workspace/metadata");
+    assert_eq!(metadata.body["name"], "workspace");
+    let schema = server.get("/openenv/workspace/schema").body;
+    let actions = schema["action"]["oneOf"].as_array().unwrap();
+    assert!(
+        actions
+            .iter()
+            .any(|action| action["properties"]["tool_name"]["const"] == "send_email")
+    );
+    assert_eq!(server.get("/openenv/nonesuch/health").status, 404);
+
+    let reset = server.post("/openenv/workspace/reset", &json!({"seed": 4}));
+    assert_eq!(reset.status, 200, "{}", reset.body);
+    let id = reset.body["metadata"]["episode_id"].as_str().unwrap();
+    let step = server.post(
+        "/openenv/workspace/step",
+        &json!({"action": {"type": "call_tool", "tool_name": "list_files", "arguments": {"dir": "/docs"}}, "episode_id": id, "request_id": "s1"}),
+    );
+    assert_eq!(step.status, 200, "{}", step.body);
+    assert_eq!(step.body["done"], false);
+    let state = server.get(&format!("/openenv/workspace/state?episode_id={id}"));
+    assert_eq!(state.body["step_count"], 1, "{}", state.body);
+    let no_episode = server.post(
+        "/openenv/workspace/step",
+        &json!({"action": {"message": "hi"}}),
+    );
+    assert_eq!(
+        (no_episode.status, no_episode.code()),
+        (422, "invalid_request")
+    );
+    assert_eq!(server.episode(id)["steps"][0]["request_id"], "s1");
+}
+
+#[test]
+fn one_websocket_drives_many_episodes_with_the_rest_apis_messages() {
+    let db = Db::sqlite();
+    let server = Server::start(&db, &[]);
+    let answers = python(
+        "socket_session.py",
+        &[&format!("ws://{}/v1/ws", server.addr)],
+    );
+    let answer = |id: Value| answers[id.to_string()].clone();
+    let (created_a, created_b) = (answer(json!("create-a")), answer(json!("create-b")));
+    assert_eq!(created_a["status"], 201, "{created_a}");
+    assert_eq!(created_b["body"]["env"], "banking");
+    let a = created_a["body"]["id"].as_str().unwrap();
+
+    let statuses = |id: i64| {
+        let answer = answer(json!(id));
+        (answer["status"].as_u64().unwrap(), answer["body"].clone())
+    };
+    let (status, first) = statuses(1);
+    assert_eq!((status, first["index"].clone()), (200, json!(0)));
+    assert_eq!(statuses(2).1["status"], "ask_user");
+    assert_eq!(statuses(3).1["index"], 1);
+    let batch = statuses(4).1;
+    assert_eq!(batch["results"][0]["step"]["status"], "message", "{batch}");
+    assert_eq!(
+        batch["results"][1]["error"]["code"], "episode_over",
+        "{batch}"
+    );
+    // A retried request id answers from the record.
+    assert_eq!(statuses(5).1, first);
+    // Answers are the REST API's own: the trajectory read over the socket is the one over HTTP.
+    assert_eq!(statuses(6).1, server.episode(a));
+    assert_eq!(statuses(6).1["steps"][0], first);
+    assert_eq!(statuses(7).1["name"], "workspace");
+    let code = |id: Value| {
+        let answer = answer(id);
+        (
+            answer["status"].as_u64().unwrap(),
+            answer["body"]["error"]["code"].clone(),
+        )
+    };
+    assert_eq!(code(json!(8)), (422, json!("invalid_request")));
+    assert_eq!(code(json!(9)), (422, json!("invalid_request")));
+    assert_eq!(code(json!(10)), (404, json!("not_found")));
+    assert_eq!(code(json!(11)), (422, json!("unknown_field")));
+    assert_eq!(code(Value::Null), (400, json!("malformed_json")));
+    assert_eq!(server.episode(a)["steps"].as_array().unwrap().len(), 2);
+}
