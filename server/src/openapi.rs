@@ -183,6 +183,21 @@ const AT_CAPACITY: (u16, &str) = (
     "the server's limit of open episodes is reached; see Retry-After",
 );
 
+/// OpenEnv's reset and step result.
+static OPENENV_RESULT: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
+    json!({
+        "type": "object",
+        "description": "The observation (with this API's extras in its `metadata`: the episode's id, the step's status, violations and scores, the next action's mask, the outcome), the reward (the step's plus, at the end, the outcome's) and whether the episode is done.",
+        "properties": {
+            "observation": {"type": "object"},
+            "reward": {"type": ["number", "null"]},
+            "done": {"type": "boolean"},
+            "metadata": {"type": "object"},
+        },
+        "required": ["observation", "reward", "done"],
+    })
+});
+
 /// The document.
 pub fn document() -> Value {
     let mut schemas = SchemaSettings::draft2020_12()
@@ -430,6 +445,112 @@ pub fn document() -> Value {
             query: &[],
             errors: &[STORE],
         },
+        Operation {
+            method: "get",
+            path: "/v1/ws",
+            id: "socket",
+            summary: "WebSocket: the episode operations over one connection. Each text message is `{\"id\", \"op\", \"env\"?, \"episode\"?, \"body\"?}`, `op` an operationId of this document (listEnvs, getEnv, createEpisode, getEpisode, deleteEpisode, step, stepBatch, abandonEpisode, forkEpisode, actionSchema) and `body` its request body; each is answered with `{\"id\", \"status\", \"body\"}`, the status and body its HTTP request would have answered",
+            request: None,
+            status: 101,
+            response: None,
+            query: &[],
+            errors: &[],
+        },
+        Operation {
+            method: "get",
+            path: "/openenv/{env}/ws",
+            id: "openenvSocket",
+            summary: "OpenEnv's WebSocket for this env: `{\"type\": \"reset\"|\"step\"|\"state\"|\"close\", \"data\"}` answered with `observation`, `state` or `error` messages; each reset is an episode of this API",
+            request: None,
+            status: 101,
+            response: None,
+            query: &[],
+            errors: &[(404, "no such env")],
+        },
+        Operation {
+            method: "post",
+            path: "/openenv/{env}/reset",
+            id: "openenvReset",
+            summary: "OpenEnv's reset: starts an episode; its id is `metadata.episode_id`",
+            request: Some(
+                json!({"type": "object", "properties": {"seed": {"type": "integer", "minimum": 0}, "episode_id": {}, "task": {"type": "object"}, "mode": {"enum": ["enforce", "audit"]}}, "additionalProperties": false}),
+            ),
+            status: 200,
+            response: Some(OPENENV_RESULT.clone()),
+            query: &[],
+            errors: &[(404, "no such env"), UNPROCESSABLE, AT_CAPACITY, STORE],
+        },
+        Operation {
+            method: "post",
+            path: "/openenv/{env}/step",
+            id: "openenvStep",
+            summary: "OpenEnv's step on the episode `episode_id` names: `{\"type\": \"call_tool\", \"tool_name\", \"arguments\"}`, `{\"type\": \"list_tools\"}`, or an action of this API",
+            request: Some(
+                json!({"type": "object", "properties": {"action": {"type": "object"}, "episode_id": {"type": "string"}, "request_id": {"type": "string"}, "timeout_s": {"type": "number"}}, "required": ["action", "episode_id"], "additionalProperties": false}),
+            ),
+            status: 200,
+            response: Some(OPENENV_RESULT.clone()),
+            query: &[],
+            errors: &[
+                BAD_BODY,
+                (404, "no such env or episode"),
+                (409, "the episode is over, expired or abandoned"),
+                UNPROCESSABLE,
+                STORE,
+            ],
+        },
+        Operation {
+            method: "get",
+            path: "/openenv/{env}/state",
+            id: "openenvState",
+            summary: "OpenEnv's state of an episode: `episode_id`, `step_count`, and whether it is done",
+            request: None,
+            status: 200,
+            response: Some(json!({"type": "object", "required": ["episode_id", "step_count"]})),
+            query: &[("episode_id", "the episode (required)")],
+            errors: &[
+                (400, "no `episode_id`"),
+                (404, "no such env or episode"),
+                STORE,
+            ],
+        },
+        Operation {
+            method: "get",
+            path: "/openenv/{env}/schema",
+            id: "openenvSchema",
+            summary: "OpenEnv's `{action, observation, state}` JSON Schemas for this env",
+            request: None,
+            status: 200,
+            response: Some(
+                json!({"type": "object", "required": ["action", "observation", "state"]}),
+            ),
+            query: &[],
+            errors: &[(404, "no such env")],
+        },
+        Operation {
+            method: "get",
+            path: "/openenv/{env}/metadata",
+            id: "openenvMetadata",
+            summary: "OpenEnv's metadata of this env",
+            request: None,
+            status: 200,
+            response: Some(
+                json!({"type": "object", "required": ["name", "description", "version"]}),
+            ),
+            query: &[],
+            errors: &[(404, "no such env")],
+        },
+        Operation {
+            method: "get",
+            path: "/openenv/{env}/health",
+            id: "openenvHealth",
+            summary: "OpenEnv's health of this env: `{\"status\": \"healthy\"}`",
+            request: None,
+            status: 200,
+            response: Some(json!({"type": "object", "required": ["status"]})),
+            query: &[],
+            errors: &[(404, "no such env")],
+        },
     ];
     let error = schemas.subschema_for::<ErrorBody>().to_value();
     let mut paths = Map::new();
@@ -470,7 +591,7 @@ fn operation_object(operation: &Operation, error: &Value) -> Value {
         "summary": operation.summary,
         "responses": responses,
     });
-    let in_path = ["name", "id", "other"]
+    let in_path = ["name", "env", "id", "other"]
         .into_iter()
         .filter(|name| operation.path.contains(&format!("{{{name}}}")))
         .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}));

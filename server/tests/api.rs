@@ -771,7 +771,15 @@ async fn responses_match_the_openapi_document() {
             "/v1/runs/{id}",
             "/v1/runs/{id}/compare/{other}",
             "/v1/prm-results",
-            "/v1/trainings"
+            "/v1/trainings",
+            "/v1/ws",
+            "/openenv/{env}/ws",
+            "/openenv/{env}/reset",
+            "/openenv/{env}/step",
+            "/openenv/{env}/state",
+            "/openenv/{env}/schema",
+            "/openenv/{env}/metadata",
+            "/openenv/{env}/health"
         ]
     );
     let check = |name: &str, instance: &Value| support::assert_fits(&document, name, instance);
