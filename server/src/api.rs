@@ -56,6 +56,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/v1/prm-results", get(runs_api::list_prm_results))
         .route("/v1/trainings", get(runs_api::list_trainings))
         .merge(crate::openenv::routes())
+        .merge(crate::mcp::routes(&app))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body_bytes))

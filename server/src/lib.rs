@@ -11,6 +11,7 @@ pub mod ids;
 pub mod label;
 pub mod leaderboard;
 pub mod loadgen;
+mod mcp;
 pub mod mutate;
 mod openapi;
 mod openenv;

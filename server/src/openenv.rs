@@ -320,11 +320,9 @@ async fn step(
     Ok(step_result(episode, step))
 }
 
-/// The tools of `episode`'s env with their JSON Schemas (the mask for the next action is in
-/// the metadata of the result before).
+/// The tools of `episode`'s env with their JSON Schemas, and the mask for its next action.
 async fn list_tools(app: &Arc<App>, episode: &EpisodeId) -> Result<Value, Failure> {
-    let trajectory = app.sessions.trajectory(episode).await?;
-    let env = served(app, trajectory["env"].as_str().unwrap_or_default())?;
+    let env = app.sessions.env_of(episode).await?;
     let tools: Vec<Value> = env
         .manifest()
         .tools
@@ -333,8 +331,15 @@ async fn list_tools(app: &Arc<App>, episode: &EpisodeId) -> Result<Value, Failur
             json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters})
         })
         .collect();
-    let extras = Map::from_iter([("episode_id".to_owned(), json!(episode))]);
-    let done = trajectory["state"] != "open";
+    let mut extras = Map::from_iter([("episode_id".to_owned(), json!(episode))]);
+    let done = match app.sessions.mask(episode).await {
+        Ok(mask) => {
+            extras.insert("action_mask".to_owned(), json!(mask));
+            false
+        }
+        Err(SessionError::Over | SessionError::Expired | SessionError::Abandoned) => true,
+        Err(error) => return Err(error.into()),
+    };
     Ok(observation_result(
         &json!({"tools": tools}),
         extras,

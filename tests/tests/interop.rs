@@ -196,3 +196,69 @@ fn one_websocket_drives_many_episodes_with_the_rest_apis_messages() {
     assert_eq!(code(Value::Null), (400, json!("malformed_json")));
     assert_eq!(server.episode(a)["steps"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn an_mcp_client_plays_an_episode_and_every_call_is_a_recorded_step() {
+    let db = Db::sqlite();
+    let server = Server::start(&db, &[]);
+    let id = server
+        .create(&json!({"env": "workspace", "seed": 4, "task": {"user_replies": ["go ahead"]}}));
+    let seen = python(
+        "mcp_episode.py",
+        &[&format!("http://{}/v1/episodes/{id}/mcp", server.addr)],
+    );
+    assert_eq!(seen["server"], "agentbench");
+    let tools = seen["tools"].as_array().unwrap();
+    let tool = |name: &str| {
+        tools
+            .iter()
+            .find(|tool| tool["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(tool("read_file")["inputSchema"]["type"], "object");
+    assert_eq!(tool("read_file")["_meta"]["agentbench/mask"], "allowed");
+    assert_eq!(tool("send_email")["annotations"]["destructiveHint"], true);
+    assert_eq!(
+        tool("final_message")["inputSchema"]["required"],
+        json!(["message"])
+    );
+
+    let calls = seen["calls"].as_array().unwrap();
+    let summary: Vec<(bool, Value)> = calls
+        .iter()
+        .map(|call| {
+            (
+                call["is_error"].as_bool().unwrap(),
+                call["step"]["status"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (false, json!("ok")),
+            (true, json!("invalid_arguments")),
+            (true, json!("blocked")),
+            (false, json!("ask_user")),
+            (false, json!("message")),
+            (true, Value::Null),
+        ]
+    );
+    let after_end = calls[5]["text"][0].as_str().unwrap();
+    assert!(after_end.contains("over"), "{after_end}");
+
+    // Every call but the last is a step in the durable record, as the client saw it.
+    let episode = server.episode(&id);
+    assert_eq!(episode["state"], "over");
+    let recorded = episode["steps"].as_array().unwrap();
+    assert_eq!(recorded.len(), 5);
+    for (record, call) in recorded.iter().zip(calls) {
+        assert_eq!(*record, call["step"], "{record}");
+    }
+    assert!(!recorded[2]["violations"].as_array().unwrap().is_empty());
+    assert!(recorded[4]["outcome"].is_object());
+
+    let missing = server.post("/v1/episodes/ep_missing/mcp", &json!({}));
+    assert_eq!((missing.status, missing.code()), (404, "not_found"));
+}

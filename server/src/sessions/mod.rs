@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::OwnedMutexGuard;
 
-use agentbench_env_runtime::{Episode, LoadedEnv, RuntimeError, Stepped};
+use agentbench_env_runtime::{Episode, LoadedEnv, Mask, RuntimeError, Stepped};
 use agentbench_scorers::{StepScorer, score_step};
 
 use crate::ServeSettings;
@@ -437,11 +437,39 @@ impl Sessions {
         self: &Arc<Self>,
         id: &EpisodeId,
     ) -> Result<Value, SessionError> {
+        self.with_hot(id, |episode| episode.env().action_schema(episode.mask()))
+            .await
+    }
+
+    /// How each tool stands for an open episode's next action.
+    pub(crate) async fn mask(self: &Arc<Self>, id: &EpisodeId) -> Result<Arc<Mask>, SessionError> {
+        self.with_hot(id, |episode| episode.mask().clone()).await
+    }
+
+    /// What `read` makes of an open episode's live instance.
+    async fn with_hot<T>(
+        self: &Arc<Self>,
+        id: &EpisodeId,
+        read: impl FnOnce(&Episode) -> T,
+    ) -> Result<T, SessionError> {
         let (handle, guard) = self.lock_open(id).await?;
         let mut guard = self.make_hot(&handle, guard).await?;
         guard.touch();
-        let episode = guard.hot();
-        Ok(episode.env().action_schema(episode.mask()))
+        Ok(read(guard.hot()))
+    }
+
+    /// The env an episode, open or not, runs in; or that it is not served here.
+    pub(crate) async fn env_of(&self, id: &EpisodeId) -> Result<Arc<LoadedEnv>, SessionError> {
+        let row = self.stored_episode(id).await?;
+        self.envs
+            .get(&row.env)
+            .filter(|env| env.content_hash() == row.env_hash)
+            .cloned()
+            .ok_or(SessionError::EnvUnavailable {
+                env: row.env,
+                version: row.env_version,
+                hash: row.env_hash,
+            })
     }
 
     /// An episode's whole record, open or not.

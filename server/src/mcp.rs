@@ -1,0 +1,232 @@
+//! Every episode as an MCP server (`/v1/episodes/{id}/mcp`: streamable HTTP, JSON-RPC 2.0, by
+//! the MCP project's Rust SDK, `rmcp`), so that an agent that speaks MCP plays it unchanged.
+//!
+//! - `tools/list`: the env's tools with their JSON Schemas, every one listed whatever the mask:
+//!   how the mask stands for each is in its `_meta` (`agentbench/mask`: `allowed`, `blocked` or
+//!   `conditional`), and irreversible tools carry the `destructiveHint`. Besides them, unless
+//!   the env has tools of these names, `final_message` (`{message}`: the agent's final message,
+//!   which ends the episode) and `ask_user` (`{question}`), so that an MCP agent can end an
+//!   episode and ask its user as any other agent does.
+//! - `tools/call`: one step of the episode, recorded, scored and judged as any other. Its
+//!   result's text is the observation; its structured content is the step as the REST API
+//!   answers it (status, validation, violations, scores, the next action's mask, the outcome).
+//!   A step that did not do what was asked (invalid arguments, an unknown or blocked tool, a
+//!   tool error) is an MCP tool error (`isError`), as is a call on an episode that is over.
+//!
+//! The server is stateless (no MCP session; each request stands alone) and answers JSON rather
+//! than event streams; the episode is its state. Its Host header check is left to the server's
+//! own (the SDK's allows only loopback names).
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Path, Request, State};
+use axum::response::IntoResponse;
+use axum::routing::any;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+
+use agentbench_env_runtime::{Action, LoadedEnv};
+
+use crate::App;
+use crate::api_error::ApiError;
+use crate::ids::EpisodeId;
+use crate::requests::StepRequest;
+use crate::sessions::SessionError;
+
+/// The MCP route of every episode.
+pub(crate) fn routes(app: &Arc<App>) -> Router<Arc<App>> {
+    let handler = Episodes {
+        app: Arc::clone(app),
+    };
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .disable_allowed_hosts();
+    let service = StreamableHttpService::new(
+        move || Ok(handler.clone()),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    Router::new().route(
+        "/v1/episodes/{id}/mcp",
+        any(
+            move |State(app): State<Arc<App>>, Path(id): Path<EpisodeId>, mut request: Request| {
+                let service = service.clone();
+                async move {
+                    // An unknown episode is the REST API's 404, before any MCP.
+                    if let Err(error) = app.sessions.env_of(&id).await {
+                        return ApiError::from(error).into_response();
+                    }
+                    request.extensions_mut().insert(id);
+                    service.handle(request).await.into_response()
+                }
+            },
+        ),
+    )
+}
+
+/// The MCP handler of every episode: which one a request is for travels in its extensions.
+#[derive(Debug, Clone)]
+struct Episodes {
+    app: Arc<App>,
+}
+
+/// The tools that stand for our actions that are not tool calls, with what each takes.
+const ACTION_TOOLS: [(&str, &str, &str); 2] = [
+    (
+        "final_message",
+        "message",
+        "Your final message to the user: ends the episode.",
+    ),
+    (
+        "ask_user",
+        "question",
+        "Ask the user a question; their reply is the result.",
+    ),
+];
+
+impl Episodes {
+    /// The episode a request is for (put there by the route).
+    fn episode(context: &RequestContext<RoleServer>) -> Result<EpisodeId, ErrorData> {
+        context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<EpisodeId>())
+            .cloned()
+            .ok_or_else(|| ErrorData::internal_error("the request names no episode", None))
+    }
+
+    /// The action-tools `env` leaves free: those whose names none of its tools take.
+    fn action_tools(
+        env: &LoadedEnv,
+    ) -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
+        ACTION_TOOLS
+            .into_iter()
+            .filter(|(name, _, _)| env.manifest().tools.iter().all(|tool| tool.name != *name))
+    }
+
+    /// The action a call stands for.
+    fn action(env: &LoadedEnv, request: CallToolRequestParams) -> Action {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let text = |field: &str| arguments[field].as_str().unwrap_or_default().to_owned();
+        match Self::action_tools(env).find(|(name, _, _)| *name == request.name) {
+            Some(("final_message", field, _)) => Action::Message {
+                message: text(field),
+            },
+            Some((_, field, _)) => Action::AskUser {
+                question: text(field),
+            },
+            None => Action::Tool {
+                tool: request.name.into_owned(),
+                arguments,
+            },
+        }
+    }
+}
+
+fn internal(error: impl std::fmt::Display) -> ErrorData {
+    tracing::error!(%error, "an MCP request failed");
+    ErrorData::internal_error("internal server error", None)
+}
+
+impl ServerHandler for Episodes {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("agentbench", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "One agentbench episode: each tool call is a step of it, recorded and judged. \
+                 End the episode with `final_message`.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let episode = Self::episode(&context)?;
+        let env = self.app.sessions.env_of(&episode).await.map_err(internal)?;
+        let mask = match self.app.sessions.mask(&episode).await {
+            Ok(mask) => Some(mask),
+            Err(SessionError::Over | SessionError::Expired | SessionError::Abandoned) => None,
+            Err(error) => return Err(internal(error)),
+        };
+        let mut tools: Vec<Tool> = env
+            .manifest()
+            .tools
+            .iter()
+            .map(|tool| {
+                let schema: JsonObject = match &tool.parameters {
+                    Value::Object(schema) => schema.clone(),
+                    _ => JsonObject::new(),
+                };
+                let mut listed = Tool::new(tool.name.clone(), tool.description.clone(), schema)
+                    .annotate(ToolAnnotations::new().destructive(tool.irreversible));
+                if let Some(standing) = mask.as_ref().and_then(|mask| mask.get(&tool.name)) {
+                    let meta =
+                        JsonObject::from_iter([("agentbench/mask".to_owned(), json!(standing))]);
+                    listed = listed.with_meta(MetaObject(meta));
+                }
+                listed
+            })
+            .collect();
+        for (name, field, description) in Self::action_tools(&env) {
+            let schema = json!({
+                "type": "object",
+                "properties": {field: {"type": "string"}},
+                "required": [field],
+                "additionalProperties": false,
+            });
+            let Value::Object(schema) = schema else {
+                unreachable!("a JSON object")
+            };
+            tools.push(Tool::new(name, description, schema));
+        }
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let episode = Self::episode(&context)?;
+        let env = self.app.sessions.env_of(&episode).await.map_err(internal)?;
+        let step = StepRequest {
+            action: Self::action(&env, request),
+            request_id: None,
+            tokens: None,
+            agent: None,
+        };
+        let answer = match self.app.sessions.clone().step(episode, step).await {
+            Ok(answer) => answer,
+            Err(error @ (SessionError::Over | SessionError::Expired | SessionError::Abandoned)) => {
+                let result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
+                return Ok(result.into());
+            }
+            Err(error) => return Err(internal(error)),
+        };
+        let step: Value = serde_json::from_str(&answer).map_err(internal)?;
+        let observation = match &step["observation"] {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        let succeeded = matches!(step["status"].as_str(), Some("ok" | "message" | "ask_user"));
+        let mut result = if succeeded {
+            CallToolResult::success(vec![ContentBlock::text(observation)])
+        } else {
+            CallToolResult::error(vec![ContentBlock::text(observation)])
+        };
+        result.structured_content = Some(step);
+        Ok(result.into())
+    }
+}
