@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import httpx
@@ -29,6 +29,9 @@ import httpx
 from agentbench_client.episode import Episode
 from agentbench_client.errors import AgentbenchError
 from agentbench_client.records import Action, BatchItem, Mode, Step
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 # Answers that say nothing was recorded and asking again later may succeed.
 _RETRIED_STATUSES = frozenset({429, 503})
@@ -63,7 +66,7 @@ class Client:
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> Client:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(

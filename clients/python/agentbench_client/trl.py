@@ -30,12 +30,15 @@ scorer penalises, rather than the call failing in Python. `final_message` ends t
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import keyword
+import operator
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Literal, Union, cast
+from types import GenericAlias
+from typing import Any, ClassVar, Literal, cast
 
 from agentbench_client.client import Client
 from agentbench_client.episode import Episode
@@ -213,28 +216,36 @@ def tool_method(function: dict[str, Any]) -> Callable[..., str]:
     `transformers.utils.get_json_schema`."""
     name = function["name"]
     if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
-        raise ValueError(f"the tool `{name}` cannot be a method: its name is not a public identifier")
+        raise ValueError(
+            f"the tool `{name}` cannot be a method: its name is not a public identifier"
+        )
     if name in _RESERVED_NAMES:
-        raise ValueError(f"the tool `{name}` cannot be a method: the name is taken by the base class")
+        raise ValueError(
+            f"the tool `{name}` cannot be a method: the name is taken by the base class"
+        )
     schema = function.get("parameters") or {}
     properties: dict[str, dict[str, Any]] = schema.get("properties") or {}
     required = set(schema.get("required") or [])
 
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    wire_names: dict[str, str] = {}  # the Python name of each parameter -> its name on the wire
-    omitted_when_none: set[str] = set()  # optional parameters that cannot be null: None leaves them out
+    # The Python name of each parameter, to its name on the wire.
+    wire_names: dict[str, str] = {}
+    # Optional parameters that cannot be null, which a None leaves out.
+    omitted_when_none: set[str] = set()
     descriptions: list[str] = []
     for wire_name, property_schema in properties.items():
         python_name = _python_name(wire_name)
-        if python_name in wire_names or python_name == "self":
-            raise ValueError(f"the tool `{name}` has two parameters named `{python_name}` in Python")
+        if python_name in wire_names:
+            raise ValueError(
+                f"the tool `{name}` has two parameters named `{python_name}` in Python"
+            )
         wire_names[python_name] = wire_name
         hint = _type_hint(property_schema)
         default: Any = inspect.Parameter.empty
         if wire_name not in required:
             default = property_schema.get("default")
             if default is None and not _allows_null(property_schema):
-                hint = Union[hint, None]
+                hint = hint | None
                 omitted_when_none.add(python_name)
         parameters.append(
             inspect.Parameter(
@@ -268,11 +279,11 @@ def tool_method(function: dict[str, Any]) -> Callable[..., str]:
 
 def _python_name(wire_name: str) -> str:
     """A parameter name usable in Python: other characters become `_`, and a keyword (`with`,
-    `from`) gains a trailing `_`."""
+    `from`) or `self` gains a trailing `_`."""
     name = re.sub(r"\W", "_", wire_name)
     if not name or name[0].isdigit():
         name = "_" + name
-    return name + "_" if keyword.iskeyword(name) else name
+    return name + "_" if keyword.iskeyword(name) or name == "self" else name
 
 
 def _type_hint(schema: dict[str, Any]) -> Any:
@@ -280,23 +291,31 @@ def _type_hint(schema: dict[str, Any]) -> Any:
     if "enum" in schema:
         values = [value for value in schema["enum"] if value is not None]
         hint: Any = Literal[tuple(values)] if values else type(None)
-        return Union[hint, None] if None in schema["enum"] and values else hint
+        return hint | None if None in schema["enum"] and values else hint
     if "const" in schema:
         return Literal[schema["const"]]
     for key in ("anyOf", "oneOf"):
         if key in schema:
-            return Union[tuple(_type_hint(option) for option in schema[key])]
+            return _union([_type_hint(option) for option in schema[key]])
     types = schema.get("type")
     if types is None:
         return Any
-    hints = [_scalar_or_array(name, schema) for name in (types if isinstance(types, list) else [types])]
-    return Union[tuple(hints)]
+    hints = [
+        _scalar_or_array(name, schema) for name in (types if isinstance(types, list) else [types])
+    ]
+    return _union(hints)
+
+
+def _union(hints: list[Any]) -> Any:
+    return functools.reduce(operator.or_, hints)
 
 
 def _scalar_or_array(type_name: str, schema: dict[str, Any]) -> Any:
     if type_name == "array":
         items = schema.get("items")
-        return list[_type_hint(items)] if isinstance(items, dict) and items else list
+        return (
+            GenericAlias(list, (_type_hint(items),)) if isinstance(items, dict) and items else list
+        )
     return _JSON_SCALAR_TYPES.get(type_name, Any)
 
 
@@ -328,7 +347,9 @@ def _seed(value: Any) -> int | None:
 
 
 def _text(observation: Any) -> str:
-    return observation if isinstance(observation, str) else json.dumps(observation, ensure_ascii=False)
+    return (
+        observation if isinstance(observation, str) else json.dumps(observation, ensure_ascii=False)
+    )
 
 
 def _final_reply(completion: Any) -> str | None:

@@ -135,12 +135,13 @@ async fn run(app: Arc<App>, text: &str) -> (Option<Box<RawValue>>, Response) {
     };
     let id = request.id.clone();
     let response = match dispatch(app, request).await {
-        Ok(response) | Err(response) => response,
+        Ok(response) => response,
+        Err(error) => error.into_response(),
     };
     (id, response)
 }
 
-async fn dispatch(app: Arc<App>, request: Request) -> Result<Response, Response> {
+async fn dispatch(app: Arc<App>, request: Request) -> Result<Response, ApiError> {
     let op = request.op;
     let episode = || request.episode.clone().ok_or_else(|| missing("episode"));
     let response = match op {
@@ -181,15 +182,14 @@ async fn dispatch(app: Arc<App>, request: Request) -> Result<Response, Response>
 }
 
 /// The refusal of an operation that lacks a field it needs.
-fn missing(field: &str) -> Response {
-    ApiError::invalid_body(format!("this operation needs `{field}`")).into_response()
+fn missing(field: &str) -> ApiError {
+    ApiError::invalid_body(format!("this operation needs `{field}`"))
 }
 
 /// An operation's body, parsed as its REST request's body is.
-fn body<T: DeserializeOwned>(request: &Request) -> Result<T, Response> {
+fn body<T: DeserializeOwned>(request: &Request) -> Result<T, ApiError> {
     let text = request.body.as_ref().map_or("null", |body| body.get());
-    serde_json::from_str(text)
-        .map_err(|error| ApiError::invalid_body(format!("body: {error}")).into_response())
+    serde_json::from_str(text).map_err(|error| ApiError::invalid_body(format!("body: {error}")))
 }
 
 /// The answer's text: `{"id", "status", "body"}`, the body as the REST response's JSON (null
