@@ -110,6 +110,13 @@ enum Command {
             conflicts_with = "server"
         )]
         db_sync: DbSync,
+        /// How steps reach the server: `http` (a request per step, a connection per episode),
+        /// `ws` (the WebSocket `/v1/ws`) or `batch` (`POST /v1/steps`).
+        #[arg(long, env = "AGENTBENCH_BENCH_TRANSPORT", default_value = "http")]
+        transport: loadgen::Transport,
+        /// The WebSocket connections or batching clients the episodes are shared among.
+        #[arg(long, env = "AGENTBENCH_BENCH_CONNECTIONS", default_value_t = 2)]
+        connections: usize,
         /// Print the report as JSON.
         #[arg(long, env = "AGENTBENCH_BENCH_JSON")]
         json: bool,
@@ -722,6 +729,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             warmup,
             open_episodes,
             db_sync,
+            transport,
+            connections,
             json,
         } => {
             let settings = LoadSettings {
@@ -731,6 +740,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 warmup,
                 open_episodes,
                 db_sync,
+                transport,
+                connections,
             };
             bench(&settings, json)?
         }

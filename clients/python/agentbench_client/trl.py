@@ -163,9 +163,11 @@ def environment_factory(
     `base_url`, with one method per tool of the env.
 
     `reset` takes the episode's task from the row's `task_column` (a dict, or a JSON string
-    of one, as a dataset column holds it; the env's default task when absent) and its seed
-    from `seed_column` (seed 0 when absent); `mode` is `enforce` (the server's default) or
-    `audit`. All instances share one `Client` with the given `timeout` and `retries`.
+    of one; the env's default task when absent) and its seed from `seed_column` (seed 0 when
+    absent). JSON strings suit a `datasets` column best: a column of dicts becomes a struct
+    that gives every row every key of every other row. `mode` is `enforce` (the server's
+    default) or `audit`. All instances share one `Client` with the given `timeout` and
+    `retries`.
     """
     client = Client(base_url, timeout=timeout, retries=retries)
     namespace: dict[str, Any] = {

@@ -52,6 +52,10 @@ impl Answer {
         Ok(Answer { status, body })
     }
 
+    pub fn body(&self) -> &[u8] {
+        &self.body
+    }
+
     /// `status NNN: body`, for error messages.
     pub fn describe(&self) -> String {
         format!(
@@ -69,6 +73,11 @@ impl Api {
         connector.set_nodelay(true);
         let client = Client::builder(TokioExecutor::new()).build(connector);
         Api { client, base }
+    }
+
+    /// The server's base URL (`http://host:port`).
+    pub fn base(&self) -> &str {
+        &self.base
     }
 
     fn uri(&self, path: &str) -> anyhow::Result<Uri> {

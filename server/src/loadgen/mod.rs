@@ -6,6 +6,7 @@
 //! resident memory it can then read from `/proc`.
 
 mod client;
+mod fast_paths;
 mod phases;
 mod procfs;
 mod report;
@@ -53,6 +54,43 @@ pub struct LoadSettings {
     pub open_episodes: usize,
     /// How a spawned server's commits wait for the disk (`serve --db-sync`).
     pub db_sync: DbSync,
+    /// How the clients' steps reach the server.
+    pub transport: Transport,
+    /// The WebSocket connections or batching clients the episodes are shared among (the fast
+    /// paths); HTTP has a connection per episode.
+    pub connections: usize,
+}
+
+/// How the bench's steps reach the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// One HTTP request per step, a keep-alive connection per episode.
+    Http,
+    /// The WebSocket `/v1/ws`, one step of each episode in flight.
+    Socket,
+    /// `POST /v1/steps`, one step of each episode per batch.
+    Batch,
+}
+
+impl Transport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Http => "http",
+            Transport::Socket => "ws",
+            Transport::Batch => "batch",
+        }
+    }
+}
+
+impl std::str::FromStr for Transport {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Transport, String> {
+        [Transport::Http, Transport::Socket, Transport::Batch]
+            .into_iter()
+            .find(|transport| transport.as_str() == text)
+            .ok_or_else(|| format!("expected `http`, `ws` or `batch`, got `{text}`"))
+    }
 }
 
 impl Default for LoadSettings {
@@ -64,6 +102,8 @@ impl Default for LoadSettings {
             warmup: Duration::from_secs(1),
             open_episodes: 10_000,
             db_sync: DbSync::Full,
+            transport: Transport::Http,
+            connections: 2,
         }
     }
 }
@@ -89,7 +129,7 @@ pub async fn run(settings: &LoadSettings) -> anyhow::Result<LoadReport> {
         settings.warmup, settings.duration
     ));
     let server_pid = spawned.as_ref().map(SpawnedServer::pid);
-    let steps = step_all(&api, &ids, server_pid, settings.warmup, settings.duration).await;
+    let steps = step_all(&api, &ids, server_pid, settings).await;
     let memory = match &spawned {
         None => MemoryReport::Skipped {
             reason: "the server was not spawned by the bench (--server)".to_owned(),
@@ -106,6 +146,8 @@ pub async fn run(settings: &LoadSettings) -> anyhow::Result<LoadReport> {
         spawned: spawned.is_some(),
         db_sync: spawned.is_some().then_some(settings.db_sync.as_str()),
         concurrency: settings.concurrency,
+        transport: settings.transport.as_str(),
+        connections: (settings.transport != Transport::Http).then_some(settings.connections),
         resets,
         steps,
         memory,

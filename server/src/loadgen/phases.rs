@@ -14,7 +14,8 @@ use hyper::body::Bytes;
 use super::client::Api;
 use super::procfs::{cpu_seconds, resident_bytes};
 use super::report::{CleanupReport, CpuReport, MemoryReport, ResetReport, StepReport, summarize};
-use super::{BULK_IN_FLIGHT, LoadSettings, MEMORY_BUDGET_BYTES, STEP_ACTION, progress};
+use super::fast_paths::{batch_loop, socket_loop};
+use super::{BULK_IN_FLIGHT, LoadSettings, MEMORY_BUDGET_BYTES, STEP_ACTION, Transport, progress};
 
 /// Phase 1: one episode per client, all created at once (seeds `0..n_clients`). If any creation
 /// fails, the episodes already created are deleted and the first failure is returned.
@@ -57,35 +58,53 @@ pub(super) async fn create_client_episodes(
 
 /// What one stepping client saw.
 #[derive(Debug, Default)]
-struct ClientTally {
-    latencies_us: Vec<u32>,
+pub(super) struct ClientTally {
+    pub latencies_us: Vec<u32>,
     errors: u64,
     first_error: Option<String>,
 }
 
 impl ClientTally {
-    fn error(&mut self, message: String) {
+    pub fn error(&mut self, message: String) {
         self.errors += 1;
         self.first_error.get_or_insert(message);
     }
 }
 
-/// Phase 2: every client steps its own episode until the warm-up and the measured window are
-/// over; only steps started inside the window are measured.
+/// Phase 2: every client steps its own episode (over HTTP), or the clients' episodes are
+/// shared out among the connections of the fast path, until the warm-up and the measured
+/// window are over; only steps started inside the window are measured.
 pub(super) async fn step_all(
     api: &Api,
     ids: &[String],
     server_pid: Option<u32>,
-    warmup: Duration,
-    duration: Duration,
+    settings: &LoadSettings,
 ) -> StepReport {
-    let measure_from = Instant::now() + warmup;
-    let measure_until = measure_from + duration;
+    let measure_from = Instant::now() + settings.warmup;
+    let measure_until = measure_from + settings.duration;
     let mut tasks = tokio::task::JoinSet::new();
-    for id in ids {
-        let api = api.clone();
-        let id = id.clone();
-        tasks.spawn(async move { step_loop(&api, &id, measure_from, measure_until).await });
+    let shares = ids.chunks(ids.len().div_ceil(settings.connections.max(1)));
+    match settings.transport {
+        Transport::Http => {
+            for id in ids {
+                let api = api.clone();
+                let id = id.clone();
+                tasks.spawn(async move { step_loop(&api, &id, measure_from, measure_until).await });
+            }
+        }
+        Transport::Socket => {
+            let url = format!("{}/v1/ws", api.base().replacen("http://", "ws://", 1));
+            for share in shares {
+                let task = socket_loop(url.clone(), share.to_vec(), measure_from, measure_until);
+                tasks.spawn(task);
+            }
+        }
+        Transport::Batch => {
+            for share in shares {
+                let task = batch_loop(api.clone(), share.to_vec(), measure_from, measure_until);
+                tasks.spawn(task);
+            }
+        }
     }
     let server_cpu = || server_pid.and_then(|pid| cpu_seconds(&pid.to_string()));
     tokio::time::sleep_until(measure_from.into()).await;
@@ -325,7 +344,7 @@ where
     total
 }
 
-fn micros(elapsed: Duration) -> u32 {
+pub(super) fn micros(elapsed: Duration) -> u32 {
     u32::try_from(elapsed.as_micros()).unwrap_or(u32::MAX)
 }
 

@@ -16,8 +16,13 @@ pub struct LoadReport {
     /// The spawned server's `--db-sync`; `None` for a given server.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub db_sync: Option<&'static str>,
-    /// Clients stepping at once.
+    /// Clients stepping at once, each with its own episode.
     pub concurrency: usize,
+    /// How the steps reached the server: `http`, `ws` or `batch`.
+    pub transport: &'static str,
+    /// The WebSocket connections or batching clients of a fast path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connections: Option<usize>,
     /// Creating one episode per client, all at once.
     pub resets: ResetReport,
     /// Stepping the clients' episodes.
@@ -132,9 +137,13 @@ impl fmt::Display for LoadReport {
             Some(sync) => format!("spawned, SQLite, --db-sync {sync}"),
             None => "given".to_owned(),
         };
+        let transport = match self.connections {
+            Some(connections) => format!("{} over {connections} connections", self.transport),
+            None => self.transport.to_owned(),
+        };
         writeln!(
             f,
-            "server   {} ({origin}), env {ENV}, {} clients",
+            "server   {} ({origin}), env {ENV}, {} episodes stepped by {transport}",
             self.server, self.concurrency
         )?;
         writeln!(
