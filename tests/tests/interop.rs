@@ -262,3 +262,67 @@ fn an_mcp_client_plays_an_episode_and_every_call_is_a_recorded_step() {
     let missing = server.post("/v1/episodes/ep_missing/mcp", &json!({}));
     assert_eq!((missing.status, missing.code()), (404, "not_found"));
 }
+
+#[test]
+fn our_python_client_and_its_trl_and_gym_adapters_play_against_a_real_server() {
+    let db = Db::sqlite();
+    let server = Server::start(&db, &[]);
+    let seen = python("client_session.py", &[&format!("http://{}", server.addr)]);
+    assert_eq!(seen["health"], "ok");
+    assert!(
+        seen["envs"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("workspace"))
+    );
+    let steps = &seen["steps"];
+    assert_eq!(
+        steps["tool"],
+        json!({"status": "ok", "index": 0, "request_id": "read-agenda"})
+    );
+    assert_eq!(steps["retried"], json!({"index": 0, "same_record": true}));
+    assert_eq!(steps["blocked"]["status"], "blocked");
+    assert_eq!(
+        steps["ask_user"],
+        json!({"status": "ask_user", "reply": "go ahead"})
+    );
+    assert_eq!(steps["invalid_arguments"]["pointers"], json!(["/path"]));
+    assert_eq!(steps["message"]["terminated"], true);
+    assert_eq!(
+        seen["episode_over"],
+        json!({"status": 409, "code": "episode_over"})
+    );
+    assert_eq!(seen["generated_request_id"]["retry_same_index"], true);
+    assert_eq!(seen["fork"]["after_step"], 5);
+    assert_eq!(
+        seen["step_many"],
+        json!([{"status": "ok"}, {"status": "message"}, {"error": "not_found", "http_status": 404}])
+    );
+    assert_eq!(seen["trajectory"]["state"], "over");
+    assert_eq!(seen["audit"]["status"], "ok");
+    assert_eq!(seen["abandon"]["step_error"], "episode_abandoned");
+    assert_eq!(seen["delete"]["attach_error"], "not_found");
+
+    let trl = &seen["trl"];
+    let methods = trl["tool_methods"].as_array().unwrap();
+    for tool in ["read_file", "share_file", "final_message", "ask_user"] {
+        assert!(methods.contains(&json!(tool)), "{methods:?}");
+    }
+    assert_eq!(
+        trl["share_file_parameters"],
+        json!(["path", "permission", "with_"])
+    );
+    assert_eq!(
+        trl["statuses"],
+        json!(["ok", "ask_user", "ok", "blocked", "message"])
+    );
+    assert_eq!(trl["reward_matches_trajectory"], true);
+    assert_eq!(trl["reward_function"], json!([trl["reward"]]));
+    assert_eq!(trl["ended_by_reply"]["last_status"], "message");
+    assert_eq!(trl["reset_abandons_previous"], true);
+
+    let gym = &seen["gym"];
+    assert_eq!(gym["terminated"], json!([false, false, false, true]));
+    assert_eq!(gym["last_status"], "message");
+    assert_eq!(gym["closed_state"], "abandoned");
+}

@@ -81,7 +81,10 @@ pub(super) async fn socket_loop(
                 tally.latencies_us.push(micros(started.elapsed()));
             }
         } else {
-            tally.error(format!("step on {}: status {}: {text}", ids[answer.id], answer.status));
+            tally.error(format!(
+                "step on {}: status {}: {text}",
+                ids[answer.id], answer.status
+            ));
         }
         let now = Instant::now();
         if now >= measure_until {
@@ -89,7 +92,10 @@ pub(super) async fn socket_loop(
             continue;
         }
         sent[answer.id] = now;
-        if let Err(error) = socket.send(Message::text(messages[answer.id].as_str())).await {
+        if let Err(error) = socket
+            .send(Message::text(messages[answer.id].as_str()))
+            .await
+        {
             tally.error(format!("cannot send a step: {error}"));
             return tally;
         }

@@ -12,9 +12,9 @@ use hyper::Uri;
 use hyper::body::Bytes;
 
 use super::client::Api;
+use super::fast_paths::{batch_loop, socket_loop};
 use super::procfs::{cpu_seconds, resident_bytes};
 use super::report::{CleanupReport, CpuReport, MemoryReport, ResetReport, StepReport, summarize};
-use super::fast_paths::{batch_loop, socket_loop};
 use super::{BULK_IN_FLIGHT, LoadSettings, MEMORY_BUDGET_BYTES, STEP_ACTION, Transport, progress};
 
 /// Phase 1: one episode per client, all created at once (seeds `0..n_clients`). If any creation
