@@ -39,3 +39,31 @@ fn a_short_bench_steps_without_errors_and_measures_memory() {
     assert_eq!(report["cleanup"]["deleted"], 4, "{report}");
     assert_eq!(report["cleanup"]["failed"], 0, "{report}");
 }
+
+#[test]
+fn the_fast_paths_step_every_episode_without_errors() {
+    for transport in ["ws", "batch"] {
+        let output = Command::new(agentbench_binary())
+            .args(["bench", "--concurrency", "6", "--duration", "300ms"])
+            .args(["--warmup", "100ms", "--open-episodes", "0", "--json"])
+            .args([
+                "--db-sync",
+                "normal",
+                "--transport",
+                transport,
+                "--connections",
+                "2",
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{transport}: {stderr}");
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["transport"], transport, "{report}");
+        assert_eq!(report["connections"], 2, "{report}");
+        let steps = &report["steps"];
+        assert!(steps["count"].as_u64().unwrap() >= 6, "{report}");
+        assert_eq!(steps["errors"], 0, "{report}");
+        assert_eq!(report["cleanup"]["deleted"], 6, "{report}");
+    }
+}

@@ -192,6 +192,35 @@ impl Connection {
     }
 }
 
+/// A stepping client's own connection: opened on first use, and again after an exchange on it
+/// failed (it may be broken).
+pub(super) struct Reconnecting {
+    api: Api,
+    connection: Option<Connection>,
+}
+
+impl Reconnecting {
+    pub fn new(api: Api) -> Reconnecting {
+        Reconnecting {
+            api,
+            connection: None,
+        }
+    }
+
+    /// POSTs `body` to `path`.
+    pub async fn post(&mut self, path: &Uri, body: Bytes) -> anyhow::Result<Answer> {
+        let connection = match &mut self.connection {
+            Some(connection) => connection,
+            None => self.connection.insert(self.api.connect().await?),
+        };
+        let answer = connection.post(path, body).await;
+        if answer.is_err() {
+            self.connection = None;
+        }
+        answer
+    }
+}
+
 fn json_request(method: Method, uri: Uri, body: Bytes) -> anyhow::Result<Request<Full<Bytes>>> {
     Request::builder()
         .method(method)

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::STEP_ACTION;
-use super::client::Api;
+use super::client::{Api, Reconnecting};
 use super::phases::{ClientTally, micros};
 
 /// Steps `ids` through one WebSocket at `url` (`ws://…/v1/ws`) until `measure_until`, keeping
@@ -127,27 +127,19 @@ pub(super) async fn batch_loop(
     struct Item {
         status: u16,
     }
-    let mut connection = None;
+    let mut connection = Reconnecting::new(api);
     loop {
         let sent = Instant::now();
         if sent >= measure_until {
             return tally;
         }
-        let answer = async {
-            if connection.is_none() {
-                connection = Some(api.connect().await?);
-            }
-            let connection = connection.as_mut().expect("connected above");
-            connection.post(&path, body.clone()).await
-        };
-        let answer = match answer.await {
+        let answer = match connection.post(&path, body.clone()).await {
             Ok(answer) if answer.status.is_success() => answer,
             Ok(answer) => {
                 tally.error(format!("a batch: {}", answer.describe()));
                 continue;
             }
             Err(error) => {
-                connection = None;
                 tally.error(format!("a batch: {error:#}"));
                 continue;
             }

@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use hyper::Uri;
 use hyper::body::Bytes;
 
-use super::client::Api;
+use super::client::{Api, Reconnecting};
 use super::fast_paths::{batch_loop, socket_loop};
 use super::procfs::{cpu_seconds, resident_bytes};
 use super::report::{CleanupReport, CpuReport, MemoryReport, ResetReport, StepReport, summarize};
@@ -166,31 +166,20 @@ async fn step_loop(
         }
     };
     let body = Bytes::from_static(STEP_ACTION.as_bytes());
-    let mut connection = None;
+    let mut connection = Reconnecting::new(api.clone());
     loop {
         let sent = Instant::now();
         if sent >= measure_until {
             return tally;
         }
-        let answer = async {
-            if connection.is_none() {
-                connection = Some(api.connect().await?);
-            }
-            let connection = connection.as_mut().expect("connected above");
-            connection.post(&path, body.clone()).await
-        };
-        match answer.await {
+        match connection.post(&path, body.clone()).await {
             Ok(answer) if answer.status.is_success() => {
                 if sent >= measure_from {
                     tally.latencies_us.push(micros(sent.elapsed()));
                 }
             }
             Ok(answer) => tally.error(format!("step on {id}: {}", answer.describe())),
-            Err(error) => {
-                // The connection may be broken; the next step opens another.
-                connection = None;
-                tally.error(format!("step on {id}: {error:#}"));
-            }
+            Err(error) => tally.error(format!("step on {id}: {error:#}")),
         }
     }
 }
