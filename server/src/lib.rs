@@ -54,6 +54,10 @@ pub struct ServeSettings {
     pub episode_ttl: Duration,
     /// The largest request body accepted, in bytes.
     pub max_body_bytes: usize,
+    /// Instances each env keeps made ahead (instantiated and reset once), so that creating an
+    /// episode costs a reset and no instantiation; refilled off the request path. 0 makes every
+    /// instance on demand.
+    pub warm_instances: usize,
 }
 
 impl Default for ServeSettings {
@@ -63,6 +67,7 @@ impl Default for ServeSettings {
             max_hot_episodes: 512,
             episode_ttl: Duration::from_secs(3600),
             max_body_bytes: 1 << 20,
+            warm_instances: 4,
         }
     }
 }

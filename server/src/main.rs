@@ -74,6 +74,10 @@ enum Command {
         /// An open episode idle this long expires (its record stays): `90s`, `30m`, `1h`.
         #[arg(long, env = "AGENTBENCH_EPISODE_TTL", default_value = "1h", value_parser = agentbench_server::parse_duration)]
         episode_ttl: std::time::Duration,
+        /// Instances each env keeps made ahead (instantiated and reset once), so that creating
+        /// an episode costs a reset and no instantiation; 0 makes each on demand.
+        #[arg(long, env = "AGENTBENCH_WARM_INSTANCES", default_value_t = 4)]
+        warm_instances: usize,
         /// A step scorer to run off the request path besides the rule scorer (which scores
         /// every step inline): learned:DIR. Repeatable. Its scores are stored beside each step
         /// once ready; no step's answer waits for them.
@@ -696,6 +700,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_open_episodes,
             max_hot_episodes,
             episode_ttl,
+            warm_instances,
             scorers,
             scoring,
         } => {
@@ -718,6 +723,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 max_open_episodes,
                 max_hot_episodes,
                 episode_ttl,
+                warm_instances,
                 ..ServeSettings::default()
             };
             serve(addr, &db, db_sync, &added, settings, later)?

@@ -125,7 +125,7 @@ impl Episode {
             )?)),
             None => None,
         };
-        let instance = env.image().instantiate()?;
+        let instance = env.instance()?;
         let progress = Progress {
             settings,
             mode,

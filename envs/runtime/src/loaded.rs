@@ -1,25 +1,33 @@
 //! An env ready to run episodes: its sandbox image plus what the runtime derives from its
-//! manifest once (compiled argument validators, tools in function-calling form, its policies).
+//! manifest once (compiled argument validators, tools in function-calling form, its policies),
+//! and instances made ahead for new episodes (`keep_warm`).
 
 use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Value, json};
 
 use agentbench_env_contract::Manifest;
 use agentbench_policies::{Access, EnvPolicies, Mask, PolicyFile};
-use agentbench_sandbox::EnvImage;
+use agentbench_sandbox::{CallError, EnvImage, Instance};
 use sha2::{Digest, Sha256};
 
 use crate::RuntimeError;
 use crate::ValidationIssue;
 
-/// A loaded env; share it between episodes (it is immutable).
+/// A loaded env; share it between episodes (it is immutable, but for its warm instances).
 pub struct LoadedEnv {
     image: EnvImage,
     validators: BTreeMap<String, jsonschema::Validator>,
     function_tools: Vec<Value>,
     policies: EnvPolicies,
     content_hash: String,
+    /// Instances made ahead, each instantiated and reset once (its memory touched), so that a
+    /// new episode costs a reset and no instantiation.
+    warm: Mutex<Vec<Instance>>,
+    /// Whether a `keep_warm` is making instances, so that two never race to.
+    warming: AtomicBool,
 }
 
 impl std::fmt::Debug for LoadedEnv {
@@ -79,7 +87,62 @@ impl LoadedEnv {
             function_tools,
             policies,
             content_hash,
+            warm: Mutex::new(Vec::new()),
+            warming: AtomicBool::new(false),
         })
+    }
+
+    /// An instance for a new episode: a warm one when one waits, else a new one.
+    pub(crate) fn instance(&self) -> Result<Instance, CallError> {
+        let warm = self
+            .warm
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .pop();
+        match warm {
+            Some(instance) => Ok(instance),
+            None => self.image.instantiate(),
+        }
+    }
+
+    /// How many warm instances wait.
+    pub fn warm_count(&self) -> usize {
+        self.warm
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .len()
+    }
+
+    /// Makes instances ahead until `count` wait, each instantiated and reset once with the
+    /// default task (tens of microseconds each: call it off the request path); returns how many
+    /// it made. Does nothing while another call is making them.
+    pub fn keep_warm(&self, count: usize) -> Result<usize, CallError> {
+        if self.warming.swap(true, Ordering::AcqRel) {
+            return Ok(0);
+        }
+        let mut made = 0;
+        let outcome = loop {
+            if self.warm_count() >= count {
+                break Ok(made);
+            }
+            let mut instance = match self.image.instantiate() {
+                Ok(instance) => instance,
+                Err(error) => break Err(error),
+            };
+            match instance.reset(0, "{}") {
+                Ok(Ok(_)) => {}
+                // An env without a default task starts its episodes cold.
+                Ok(Err(_)) => break Ok(made),
+                Err(error) => break Err(error),
+            }
+            self.warm
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .push(instance);
+            made += 1;
+        };
+        self.warming.store(false, Ordering::Release);
+        outcome
     }
 
     /// What decides how the env's episodes go: the component's SHA-256 when the env runs under

@@ -27,14 +27,17 @@ pub fn sandbox() -> &'static Sandbox {
 pub fn builtin_env(name: &str) -> Arc<LoadedEnv> {
     static LOADED: Mutex<BTreeMap<String, Arc<LoadedEnv>>> = Mutex::new(BTreeMap::new());
     let mut loaded = LOADED.lock().unwrap_or_else(PoisonError::into_inner);
-    let env = loaded.entry(name.to_owned()).or_insert_with(|| {
-        let package = format!("agentbench-env-{name}");
-        let component = agentbench_env_catalog::component(&package)
-            .unwrap_or_else(|| panic!("no built-in env `{name}` (package {package})"));
-        let image = sandbox().load(component).expect("a built-in env loads");
-        Arc::new(
-            LoadedEnv::new(image, &[]).expect("a built-in env's schemas and policies are valid"),
-        )
-    });
+    let env = loaded
+        .entry(name.to_owned())
+        .or_insert_with(|| unshared_env(name));
     Arc::clone(env)
+}
+
+/// A built-in env loaded anew: one whose warm instances no other test shares.
+pub fn unshared_env(name: &str) -> Arc<LoadedEnv> {
+    let package = format!("agentbench-env-{name}");
+    let component = agentbench_env_catalog::component(&package)
+        .unwrap_or_else(|| panic!("no built-in env `{name}` (package {package})"));
+    let image = sandbox().load(component).expect("a built-in env loads");
+    Arc::new(LoadedEnv::new(image, &[]).expect("a built-in env's schemas and policies are valid"))
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use agentbench_env_runtime::testing::{builtin_env, sandbox};
+use agentbench_env_runtime::testing::{builtin_env, sandbox, unshared_env};
 use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mode, RuntimeError, Status, StepRecord};
 
 fn workspace() -> Arc<LoadedEnv> {
@@ -337,4 +337,33 @@ fn a_parked_episode_continues_exactly_where_it_stopped() {
         assert_eq!(got.observation.get(), expected.observation.get());
         assert_eq!((got.index, got.status), (expected.index, expected.status));
     }
+}
+
+/// An episode started on an instance made ahead (instantiated and reset once) plays exactly as
+/// one started on a new instance, so that replaying it from its record (on a new one) agrees.
+#[test]
+fn an_episode_on_a_warm_instance_plays_as_on_a_new_one() {
+    let env = unshared_env("workspace");
+    assert_eq!(env.keep_warm(1).unwrap(), 1);
+    assert_eq!(env.keep_warm(1).unwrap(), 0);
+    let task = json!({"user_replies": ["go ahead"]});
+    let (mut warm, warm_observation) =
+        Episode::start(env.clone(), 3, &task, Mode::Enforce).unwrap();
+    assert_eq!(env.warm_count(), 0);
+    let (mut new, new_observation) = Episode::start(env, 3, &task, Mode::Enforce).unwrap();
+    assert_eq!(warm_observation.get(), new_observation.get());
+    for action in script() {
+        let (from_warm, from_new) = (
+            warm.step(action.clone(), None).unwrap().record,
+            new.step(action, None).unwrap().record,
+        );
+        assert_eq!(from_warm.observation.get(), from_new.observation.get());
+        assert_eq!(
+            (from_warm.status, from_warm.effects, from_warm.violations),
+            (from_new.status, from_new.effects, from_new.violations)
+        );
+    }
+    let (warm, new) = (warm.park().unwrap(), new.park().unwrap());
+    assert_eq!(warm.state, new.state);
+    assert_eq!(warm.progress, new.progress);
 }

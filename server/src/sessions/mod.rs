@@ -126,6 +126,11 @@ impl Sessions {
                 Live::Cold,
             ));
         }
+        for env in envs.values() {
+            if let Err(error) = env.keep_warm(settings.warm_instances) {
+                tracing::warn!(env = env.manifest().name, %error, "cannot make instances ahead");
+            }
+        }
         Ok(Sessions {
             envs,
             settings,
@@ -169,6 +174,7 @@ impl Sessions {
         // In place, like a quick step: a new episode has shown no guest work yet.
         self.pool.make_room();
         let (episode, observation) = Episode::start(env.clone(), seed, &task, request.mode)?;
+        self.keep_warm(&env);
         let id = EpisodeId::fresh();
         let created = Created {
             id: &id,
@@ -523,6 +529,21 @@ impl Sessions {
                 }
             }
         })
+    }
+
+    /// Makes `env`'s instances ahead again on a blocking thread, when fewer than the setting
+    /// wait.
+    fn keep_warm(&self, env: &Arc<LoadedEnv>) {
+        let count = self.settings.warm_instances;
+        if env.warm_count() >= count {
+            return;
+        }
+        let env = Arc::clone(env);
+        tokio::task::spawn_blocking(move || {
+            if let Err(error) = env.keep_warm(count) {
+                tracing::warn!(env = env.manifest().name, %error, "cannot make instances ahead");
+            }
+        });
     }
 
     /// Refuses new episodes while the server is at its limit of open ones.
