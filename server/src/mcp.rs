@@ -14,8 +14,8 @@
 //!   tool error) is an MCP tool error (`isError`), as is a call on an episode that is over.
 //!
 //! The server is stateless (no MCP session; each request stands alone) and answers JSON rather
-//! than event streams; the episode is its state. Its Host header check is left to the server's
-//! own (the SDK's allows only loopback names).
+//! than event streams; the episode is its state. The SDK's Host header check (loopback names
+//! only) is off: Host checks belong to the server, for every route alike, and it has none yet.
 
 use std::sync::Arc;
 
