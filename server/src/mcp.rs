@@ -40,7 +40,6 @@ use crate::App;
 use crate::api_error::ApiError;
 use crate::ids::EpisodeId;
 use crate::requests::StepRequest;
-use crate::sessions::SessionError;
 
 /// The MCP route of every episode.
 pub(crate) fn routes(app: &Arc<App>) -> Router<Arc<App>> {
@@ -155,11 +154,7 @@ impl ServerHandler for Episodes {
     ) -> Result<ListToolsResult, ErrorData> {
         let episode = Self::episode(&context)?;
         let env = self.app.sessions.env_of(&episode).await.map_err(internal)?;
-        let mask = match self.app.sessions.mask(&episode).await {
-            Ok(mask) => Some(mask),
-            Err(SessionError::Over | SessionError::Expired | SessionError::Abandoned) => None,
-            Err(error) => return Err(internal(error)),
-        };
+        let mask = self.app.sessions.mask(&episode).await.map_err(internal)?;
         let mut tools: Vec<Tool> = env
             .manifest()
             .tools
@@ -209,7 +204,7 @@ impl ServerHandler for Episodes {
         };
         let answer = match self.app.sessions.clone().step(episode, step).await {
             Ok(answer) => answer,
-            Err(error @ (SessionError::Over | SessionError::Expired | SessionError::Abandoned)) => {
+            Err(error) if error.ended() => {
                 let result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
                 return Ok(result.into());
             }

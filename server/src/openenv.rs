@@ -38,7 +38,7 @@ use crate::App;
 use crate::api_error::ApiError;
 use crate::ids::EpisodeId;
 use crate::requests::{CreateEpisode, StepRequest};
-use crate::sessions::SessionError;
+use crate::sessions::{SessionError, step_reward};
 
 /// The OpenEnv routes of every served env.
 pub(crate) fn routes() -> Router<Arc<App>> {
@@ -332,14 +332,11 @@ async fn list_tools(app: &Arc<App>, episode: &EpisodeId) -> Result<Value, Failur
         })
         .collect();
     let mut extras = Map::from_iter([("episode_id".to_owned(), json!(episode))]);
-    let done = match app.sessions.mask(episode).await {
-        Ok(mask) => {
-            extras.insert("action_mask".to_owned(), json!(mask));
-            false
-        }
-        Err(SessionError::Over | SessionError::Expired | SessionError::Abandoned) => true,
-        Err(error) => return Err(error.into()),
-    };
+    let mask = app.sessions.mask(episode).await?;
+    let done = mask.is_none();
+    if let Some(mask) = mask {
+        extras.insert("action_mask".to_owned(), json!(mask));
+    }
     Ok(observation_result(
         &json!({"tools": tools}),
         extras,
@@ -351,16 +348,7 @@ async fn list_tools(app: &Arc<App>, episode: &EpisodeId) -> Result<Value, Failur
 /// A recorded step as OpenEnv's step result.
 fn step_result(episode: &EpisodeId, mut step: Value) -> Value {
     let done = step["terminated"] == true || step["truncated"] == true;
-    let step_reward = {
-        let rewards: Vec<f64> = step["scores"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|score| score["unmeasured"].is_null())
-            .filter_map(|score| score["reward"].as_f64())
-            .collect();
-        (!rewards.is_empty()).then(|| rewards.iter().sum::<f64>() / rewards.len() as f64)
-    };
+    let step_reward = step_reward(&step);
     let outcome_reward = done.then(|| outcome_reward(&step["outcome"]));
     let reward = match (step_reward, outcome_reward) {
         (None, None) => Value::Null,
@@ -583,7 +571,8 @@ fn no_episode() -> Failure {
 async fn abandon(app: &Arc<App>, episode: Option<EpisodeId>) {
     let Some(episode) = episode else { return };
     match app.sessions.clone().abandon(episode.clone()).await {
-        Ok(()) | Err(SessionError::Over | SessionError::Expired | SessionError::Abandoned) => {}
+        Ok(()) => {}
+        Err(error) if error.ended() => {}
         Err(error) => {
             tracing::warn!(%episode, %error, "cannot abandon an OpenEnv session's episode")
         }

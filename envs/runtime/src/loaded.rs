@@ -113,6 +113,11 @@ impl LoadedEnv {
             .len()
     }
 
+    /// Whether fewer than `count` warm instances wait and no `keep_warm` is making more.
+    pub fn wants_warming(&self, count: usize) -> bool {
+        self.warm_count() < count && !self.warming.load(Ordering::Acquire)
+    }
+
     /// Makes instances ahead until `count` wait, each instantiated and reset once with the
     /// default task (tens of microseconds each: call it off the request path); returns how many
     /// it made. Does nothing while another call is making them.

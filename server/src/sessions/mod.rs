@@ -29,6 +29,7 @@ use crate::requests::{AgentNote, CreateEpisode, StepRequest};
 use crate::store::{EpisodeRow, EpisodeState, StepRow, Store, StoreError};
 pub use pool::RestoreError;
 use pool::{EpisodeHandle, Live, OpenEpisode, Pool};
+pub use views::step_reward;
 use views::{Created, RecordedStep, stored_step, with_fields};
 
 /// Why a request on the episodes could not be done.
@@ -63,6 +64,14 @@ pub enum SessionError {
 }
 
 impl SessionError {
+    /// Whether the episode has ended (over, expired or abandoned) and takes no more actions.
+    pub fn ended(&self) -> bool {
+        matches!(
+            self,
+            SessionError::Over | SessionError::Expired | SessionError::Abandoned
+        )
+    }
+
     fn internal(error: impl std::fmt::Display) -> SessionError {
         SessionError::Internal(error.to_string())
     }
@@ -100,11 +109,7 @@ impl Sessions {
     ) -> Result<Sessions, StoreError> {
         let pool = Pool::new(settings.max_hot_episodes);
         for row in store.open_episodes().await? {
-            // Replay is exact only in the very env the episode ran in: same name, same bytes.
-            let Some(env) = envs
-                .get(&row.env)
-                .filter(|env| env.content_hash() == row.env_hash)
-            else {
+            let Some(env) = served(&envs, &row) else {
                 tracing::warn!(
                     episode = %row.id,
                     env = row.env,
@@ -447,9 +452,16 @@ impl Sessions {
             .await
     }
 
-    /// How each tool stands for an open episode's next action.
-    pub(crate) async fn mask(self: &Arc<Self>, id: &EpisodeId) -> Result<Arc<Mask>, SessionError> {
-        self.with_hot(id, |episode| episode.mask().clone()).await
+    /// How each tool stands for an episode's next action; `None` once the episode has ended.
+    pub(crate) async fn mask(
+        self: &Arc<Self>,
+        id: &EpisodeId,
+    ) -> Result<Option<Arc<Mask>>, SessionError> {
+        match self.with_hot(id, |episode| episode.mask().clone()).await {
+            Ok(mask) => Ok(Some(mask)),
+            Err(error) if error.ended() => Ok(None),
+            Err(error) => Err(error),
+        }
     }
 
     /// What `read` makes of an open episode's live instance.
@@ -467,15 +479,9 @@ impl Sessions {
     /// The env an episode, open or not, runs in; or that it is not served here.
     pub(crate) async fn env_of(&self, id: &EpisodeId) -> Result<Arc<LoadedEnv>, SessionError> {
         let row = self.stored_episode(id).await?;
-        self.envs
-            .get(&row.env)
-            .filter(|env| env.content_hash() == row.env_hash)
+        served(&self.envs, &row)
             .cloned()
-            .ok_or(SessionError::EnvUnavailable {
-                env: row.env,
-                version: row.env_version,
-                hash: row.env_hash,
-            })
+            .ok_or_else(|| env_unavailable(&row))
     }
 
     /// An episode's whole record, open or not.
@@ -532,10 +538,10 @@ impl Sessions {
     }
 
     /// Makes `env`'s instances ahead again on a blocking thread, when fewer than the setting
-    /// wait.
+    /// wait and none is being made (a burst of creations starts one refill, not one each).
     fn keep_warm(&self, env: &Arc<LoadedEnv>) {
         let count = self.settings.warm_instances;
-        if env.warm_count() >= count {
+        if !env.wants_warming(count) {
             return;
         }
         let env = Arc::clone(env);
@@ -658,11 +664,26 @@ fn not_open(row: &EpisodeRow) -> SessionError {
         EpisodeState::Over => SessionError::Over,
         EpisodeState::Expired => SessionError::Expired,
         EpisodeState::Abandoned => SessionError::Abandoned,
-        EpisodeState::Open => SessionError::EnvUnavailable {
-            env: row.env.clone(),
-            version: row.env_version.clone(),
-            hash: row.env_hash.clone(),
-        },
+        EpisodeState::Open => env_unavailable(row),
+    }
+}
+
+/// The env a stored episode ran in, if this server serves that very build: replay is exact
+/// only in the same env, same bytes.
+fn served<'a>(
+    envs: &'a BTreeMap<String, Arc<LoadedEnv>>,
+    row: &EpisodeRow,
+) -> Option<&'a Arc<LoadedEnv>> {
+    envs.get(&row.env)
+        .filter(|env| env.content_hash() == row.env_hash)
+}
+
+/// That a stored episode's env (that build) is not served here.
+fn env_unavailable(row: &EpisodeRow) -> SessionError {
+    SessionError::EnvUnavailable {
+        env: row.env.clone(),
+        version: row.env_version.clone(),
+        hash: row.env_hash.clone(),
     }
 }
 

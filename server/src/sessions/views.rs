@@ -172,6 +172,19 @@ pub(super) fn trajectory(row: &EpisodeRow, steps: Vec<Value>) -> Result<Value, S
     }))
 }
 
+/// A step's reward as the API shows the step: the mean of its scorers' rewards, leaving out the
+/// scorers that could not judge it (`unmeasured`); `None` when none did.
+pub fn step_reward(step: &Value) -> Option<f64> {
+    let rewards: Vec<f64> = step["scores"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|score| score["unmeasured"].is_null())
+        .filter_map(|score| score["reward"].as_f64())
+        .collect();
+    (!rewards.is_empty()).then(|| rewards.iter().sum::<f64>() / rewards.len() as f64)
+}
+
 fn parse_stored(text: Option<&str>) -> Result<Value, SessionError> {
     text.map_or(Ok(Value::Null), |text| {
         serde_json::from_str(text).map_err(SessionError::internal)

@@ -34,7 +34,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 use agentbench_agents::{Agent as _, AgentSettings, Baseline, Sampling, Scripted};
@@ -48,6 +47,7 @@ use agentbench_trainer::{
 
 use crate::builtin::AddedPolicies;
 use crate::run::{EpisodeLine, RunSettings, TrainingTag, Transport, run_on};
+use crate::sessions::step_reward;
 use crate::store::{DbSync, Store};
 
 pub use worker_process::{DEFAULT_PYTHON, WorkerLaunch, WorkerProcess};
@@ -681,20 +681,13 @@ impl Trainer<'_> {
             let (status, record) = self.rollout_transport.call("GET", &path, None).await?;
             anyhow::ensure!(status == 200, "GET {path} answered {status}: {record}");
             let steps = record["steps"].as_array().cloned().unwrap_or_default();
-            let scores: Vec<Vec<f64>> = steps.iter().map(step_scores).collect();
             let complete = steps
                 .iter()
                 .all(|step| step["scores"].as_array().map_or(0, Vec::len) >= scorers);
             if complete || started.elapsed() >= SCORES_WAIT {
-                return Ok(scores
+                return Ok(steps
                     .iter()
-                    .map(|rewards| {
-                        if rewards.is_empty() {
-                            0.0
-                        } else {
-                            rewards.iter().sum::<f64>() / rewards.len() as f64
-                        }
-                    })
+                    .map(|step| step_reward(step).unwrap_or(0.0))
                     .collect());
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
@@ -782,20 +775,6 @@ impl Trainer<'_> {
         }
         Ok(())
     }
-}
-
-/// Each score's reward of one step as the API shows it, leaving out unmeasured ones.
-fn step_scores(step: &Value) -> Vec<f64> {
-    step["scores"]
-        .as_array()
-        .map(|scores| {
-            scores
-                .iter()
-                .filter(|score| score["unmeasured"] != Value::Bool(true))
-                .filter_map(|score| score["reward"].as_f64())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A batch's samples, the oldest policy version that produced them, its log, and every
