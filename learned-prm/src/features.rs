@@ -56,9 +56,10 @@ pub fn structured(step: &ScoredStep<'_>) -> Vec<f32> {
         flag(status == Status::Ok),
         flag(status == Status::ToolError),
         flag(status == Status::Blocked),
+        // A call past a per-call limit is as malformed as one with invalid arguments.
         flag(matches!(
             status,
-            Status::InvalidArguments | Status::UnknownTool
+            Status::InvalidArguments | Status::UnknownTool | Status::LimitExceeded
         )),
         flag(status == Status::Message),
         flag(status == Status::AskUser),

@@ -90,6 +90,19 @@ impl CallError {
         }
     }
 
+    /// The call went past a per-call limit that depends only on the call itself (fuel,
+    /// memory, stack, output size): the same call on the same state fails the same way on every
+    /// machine. The wall-clock limit is not one: it depends on the host's load.
+    pub fn exceeded_own_limit(&self) -> bool {
+        matches!(
+            self,
+            CallError::OutOfFuel { .. }
+                | CallError::MemoryLimit { .. }
+                | CallError::StackOverflow { .. }
+                | CallError::OutputTooLarge { .. }
+        )
+    }
+
     /// The export whose call failed.
     pub fn export(&self) -> &'static str {
         match self {

@@ -138,13 +138,13 @@ impl Instance {
         &self.image
     }
 
-    /// An earlier call failed; every further call fails with `CallError::Poisoned`.
     /// The fuel (WebAssembly instructions, roughly) this instance's calls have burned in all:
     /// how much guest work they were, whatever else the machine was doing meanwhile.
     pub fn fuel_spent(&self) -> u64 {
         self.fuel_spent
     }
 
+    /// An earlier call failed; every further call fails with `CallError::Poisoned`.
     pub fn is_poisoned(&self) -> bool {
         self.poisoned
     }

@@ -8,13 +8,16 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::Poll;
 
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::rejection::PathRejection;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, OptionalFromRequest, State};
 use axum::http::header::CONTENT_TYPE;
+use axum::http::request::Parts;
 use axum::http::{HeaderName, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Json, Router, middleware};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tower::ServiceBuilder;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -25,15 +28,18 @@ use agentbench_env_runtime::LoadedEnv;
 
 use crate::api_error::ApiError;
 use crate::ids::EpisodeId;
-use crate::requests::{BatchStep, CreateEpisode, MAX_BATCH_STEPS, StepBatch, StepRequest};
+use crate::requests::{
+    BatchStep, CreateEpisode, MAX_BATCH_STEPS, StepBatch, StepRequest, parse_object,
+};
 use crate::sessions::SessionError;
-use crate::{App, runs_api};
+use crate::{App, request_limits, runs_api};
 
-type Body<T> = Result<Json<T>, JsonRejection>;
+type Body<T> = Result<Object<T>, ApiError>;
 
 /// The API's routes over `app`.
 pub fn router(app: Arc<App>) -> Router {
     let max_body_bytes = app.sessions.settings().max_body_bytes;
+    let limits = Arc::new(app.sessions.settings().connections.clone());
     let page = crate::web::paths().fold(Router::new(), |router, path| {
         router.route(path, get(move || async move { crate::web::asset(path) }))
     });
@@ -68,9 +74,105 @@ pub fn router(app: Arc<App>) -> Router {
                         .make_span_with(request_span)
                         .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
                 )
-                .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone())),
+                .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone()))
+                .layer(middleware::from_fn_with_state(
+                    limits.clone(),
+                    request_limits::check_host,
+                ))
+                .layer(middleware::from_fn_with_state(
+                    limits,
+                    request_limits::body_deadline,
+                )),
         )
         .with_state(app)
+}
+
+/// A route's path parameters: axum's `Path`, refused with the API's JSON error body (a
+/// parameter that is not valid UTF-8 after percent-decoding, or not of the type the route
+/// takes) rather than axum's plain-text one.
+#[derive(Debug)]
+pub(crate) struct Path<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for Path<T>
+where
+    T: serde::de::DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Path<T>, ApiError> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => Ok(Path(value)),
+            Err(rejection) => Err(path_error(&rejection)),
+        }
+    }
+}
+
+/// A request body that must be a JSON object (`requests::parse_object`), sent as
+/// `Content-Type: application/json`, refused with the API's JSON error body: 415 without that
+/// type, 413 over the size limit, 400 when it is not JSON, 422 when it is not what the route
+/// takes.
+#[derive(Debug)]
+pub(crate) struct Object<T>(pub T);
+
+impl<T, S> FromRequest<S> for Object<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(
+        request: Request<axum::body::Body>,
+        state: &S,
+    ) -> Result<Object<T>, ApiError> {
+        let Json(text) =
+            <Json<Box<RawValue>> as FromRequest<S>>::from_request(request, state).await?;
+        parse_object(text.get())
+            .map(Object)
+            .map_err(|error| ApiError::invalid_body(error.to_string()))
+    }
+}
+
+/// A body that may be absent: none when the request names no content type.
+impl<T, S> OptionalFromRequest<S> for Object<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(
+        request: Request<axum::body::Body>,
+        state: &S,
+    ) -> Result<Option<Object<T>>, ApiError> {
+        if !request.headers().contains_key(CONTENT_TYPE) {
+            return Ok(None);
+        }
+        <Object<T> as FromRequest<S>>::from_request(request, state)
+            .await
+            .map(Some)
+    }
+}
+
+/// The refusal of a request to a WebSocket route that is not a WebSocket handshake (426).
+pub(crate) fn not_an_upgrade(rejection: &WebSocketUpgradeRejection) -> ApiError {
+    ApiError::new(
+        StatusCode::UPGRADE_REQUIRED,
+        "upgrade_required",
+        format!(
+            "this route is a WebSocket: open it with a WebSocket handshake ({})",
+            rejection.body_text()
+        ),
+    )
+}
+
+fn path_error(rejection: &PathRejection) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "invalid_path",
+        rejection.body_text(),
+    )
 }
 
 /// The header that carries a request's id: the client's when it sends one, else a fresh UUID;
@@ -147,7 +249,7 @@ async fn create_episode(
     State(app): State<Arc<App>>,
     body: Body<CreateEpisode>,
 ) -> Result<Response, ApiError> {
-    let Json(request) = body?;
+    let Object(request) = body?;
     let created = to_completion(app.sessions.clone().create(request)).await?;
     record_episode(created["id"].as_str().unwrap_or_default());
     Ok((StatusCode::CREATED, Json(created)).into_response())
@@ -158,7 +260,7 @@ async fn step_episode(
     Path(id): Path<EpisodeId>,
     body: Body<StepRequest>,
 ) -> Result<Response, ApiError> {
-    let Json(request) = body?;
+    let Object(request) = body?;
     record_episode(id.as_str());
     let answer = to_completion(app.sessions.clone().step(id, request)).await?;
     Ok(([(CONTENT_TYPE, "application/json")], answer).into_response())
@@ -170,7 +272,7 @@ async fn step_batch(
     State(app): State<Arc<App>>,
     body: Body<StepBatch>,
 ) -> Result<Response, ApiError> {
-    let Json(batch) = body?;
+    let Object(batch) = body?;
     if batch.steps.len() > MAX_BATCH_STEPS {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,

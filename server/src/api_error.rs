@@ -62,6 +62,11 @@ impl ApiError {
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
     }
 
+    /// A request whose body did not arrive in time (see `request_limits::body_deadline`).
+    pub fn request_timeout(message: String) -> ApiError {
+        ApiError::new(StatusCode::REQUEST_TIMEOUT, "request_timeout", message)
+    }
+
     /// The error body's `error` object: `{"code", "message", "details"}`.
     pub fn detail(&self) -> Value {
         json!({ "code": self.code, "message": self.message, "details": self.details })
@@ -76,6 +81,13 @@ impl IntoResponse for ApiError {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        // The rest of a late body may still be on its way: the connection cannot carry another
+        // request.
+        if self.status == StatusCode::REQUEST_TIMEOUT {
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
         }
         response
     }
@@ -94,6 +106,9 @@ impl From<JsonRejection> for ApiError {
                 ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", message)
             }
             JsonRejection::JsonDataError(_) => ApiError::invalid_body(message),
+            JsonRejection::BytesRejection(ref bytes) if crate::request_limits::timed_out(bytes) => {
+                ApiError::request_timeout(message)
+            }
             JsonRejection::BytesRejection(_) if rejection_is_too_large(&message) => ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "payload_too_large",
@@ -179,6 +194,10 @@ impl From<SessionError> for ApiError {
                     "too_many_episodes",
                     error.to_string(),
                 )
+            },
+            SessionError::RequestIdReused { ref recorded, .. } => ApiError {
+                details: recorded.clone(),
+                ..ApiError::new(StatusCode::CONFLICT, "request_id_reused", error.to_string())
             },
             SessionError::Store(error) => error.into(),
             SessionError::Runtime(error) => error.into(),

@@ -17,11 +17,13 @@ mod openapi;
 mod openenv;
 pub mod prm;
 pub mod report;
+mod request_limits;
 mod requests;
 pub mod rescore;
 pub mod rollout;
 pub mod run;
 mod runs_api;
+pub mod secrets;
 pub mod serving;
 pub mod sessions;
 pub mod store;
@@ -58,6 +60,38 @@ pub struct ServeSettings {
     /// episode costs a reset and no instantiation; refilled off the request path. 0 makes every
     /// instance on demand.
     pub warm_instances: usize,
+    /// Limits on connections and on how long a request may take to arrive.
+    pub connections: ConnectionLimits,
+}
+
+/// What a server allows each connection and each request's arrival, so that slow, idle or
+/// misdirected clients cannot hold its descriptors and threads.
+#[derive(Debug, Clone)]
+pub struct ConnectionLimits {
+    /// The most connections open at once (WebSocket sessions included); further ones wait in the
+    /// listen backlog until one closes.
+    pub max_connections: usize,
+    /// A request's line and headers must arrive within this, counted from when the connection
+    /// is ready for them (accepted, or done with the previous response): the connection is
+    /// closed otherwise. This is also how long an idle keep-alive connection stays open.
+    pub header_timeout: Duration,
+    /// A request's body must arrive in full within this, counted from its headers; a late one
+    /// answers 408 and the connection is closed.
+    pub body_timeout: Duration,
+    /// The `Host` values requests may name, `host` (any port) or `host:port`, compared ignoring
+    /// case; empty allows any. Naming them protects a server on loopback from DNS rebinding.
+    pub allowed_hosts: Vec<String>,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: 4096,
+            header_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
+            allowed_hosts: Vec::new(),
+        }
+    }
 }
 
 impl Default for ServeSettings {
@@ -68,6 +102,7 @@ impl Default for ServeSettings {
             episode_ttl: Duration::from_secs(3600),
             max_body_bytes: 1 << 20,
             warm_instances: 4,
+            connections: ConnectionLimits::default(),
         }
     }
 }

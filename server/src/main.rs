@@ -85,6 +85,8 @@ enum Command {
         scorers: Vec<String>,
         #[command(flatten)]
         scoring: ScorerArgs,
+        #[command(flatten)]
+        connections: ConnectionArgs,
     },
     /// Load a server and report episode-creation latency, step throughput and latency, and
     /// resident memory per open episode.
@@ -598,6 +600,45 @@ struct SetArgs {
     suites: Vec<String>,
 }
 
+/// What `serve` allows each connection and request (`agentbench_server::ConnectionLimits`).
+#[derive(Debug, clap::Args)]
+struct ConnectionArgs {
+    /// The most connections open at once (WebSocket sessions included); further ones wait in
+    /// the listen backlog until one closes.
+    #[arg(long, env = "AGENTBENCH_MAX_CONNECTIONS", default_value_t = 4096)]
+    max_connections: usize,
+    /// How long a request's line and headers may take to arrive, and an idle keep-alive
+    /// connection may stay open: `10s`.
+    #[arg(long, env = "AGENTBENCH_HEADER_TIMEOUT", default_value = "30s", value_parser = agentbench_server::parse_duration)]
+    header_timeout: std::time::Duration,
+    /// How long a request's body may take to arrive after its headers; a late one answers 408.
+    #[arg(long, env = "AGENTBENCH_BODY_TIMEOUT", default_value = "30s", value_parser = agentbench_server::parse_duration)]
+    body_timeout: std::time::Duration,
+    /// A `Host` requests may name: `HOST` (any port) or `HOST:PORT`. Repeatable (or
+    /// comma-separated in the variable); when given, other hosts answer 421.
+    #[arg(long = "allowed-host", env = "AGENTBENCH_ALLOWED_HOSTS", value_delimiter = ',', value_parser = parse_host)]
+    allowed_hosts: Vec<String>,
+}
+
+impl ConnectionArgs {
+    fn limits(self) -> agentbench_server::ConnectionLimits {
+        agentbench_server::ConnectionLimits {
+            max_connections: self.max_connections,
+            header_timeout: self.header_timeout,
+            body_timeout: self.body_timeout,
+            allowed_hosts: self.allowed_hosts,
+        }
+    }
+}
+
+/// An `--allowed-host` entry: a host name or address, with a port or without.
+fn parse_host(text: &str) -> Result<String, String> {
+    match text.parse::<axum::http::uri::Authority>() {
+        Ok(authority) if !authority.as_str().contains('@') => Ok(text.to_owned()),
+        _ => Err(format!("`{text}` is not a HOST or HOST:PORT")),
+    }
+}
+
 /// What building a step scorer from its spec may need (`prm::ScorerSettings`).
 #[derive(Debug, clap::Args)]
 struct ScorerArgs {
@@ -703,6 +744,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             warm_instances,
             scorers,
             scoring,
+            connections,
         } => {
             let scoring = scoring.settings();
             let later = scorers
@@ -724,6 +766,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 max_hot_episodes,
                 episode_ttl,
                 warm_instances,
+                connections: connections.limits(),
                 ..ServeSettings::default()
             };
             serve(addr, &db, db_sync, &added, settings, later)?

@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Path, Request, State};
+use axum::extract::{Request, State};
 use axum::response::IntoResponse;
 use axum::routing::any;
 use rmcp::model::{
@@ -37,6 +37,7 @@ use serde_json::{Value, json};
 use agentbench_env_runtime::{Action, LoadedEnv};
 
 use crate::App;
+use crate::api::Path;
 use crate::api_error::ApiError;
 use crate::ids::EpisodeId;
 use crate::requests::StepRequest;

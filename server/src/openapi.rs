@@ -7,7 +7,7 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use agentbench_env_contract::Outcome;
-use agentbench_env_runtime::{Mask, Mode, StepRecord};
+use agentbench_env_runtime::{Action, Mask, Mode, StepRecord};
 
 use crate::leaderboard::{Leaderboard, Trainings};
 use crate::prm::PrmResults;
@@ -152,8 +152,10 @@ struct ErrorBody {
 struct ErrorDetail {
     /// Stable and machine-readable: `malformed_json`, `unknown_field`, `invalid_request`,
     /// `payload_too_large`, `unsupported_media_type`, `not_found`, `invalid_task`,
-    /// `episode_over`, `episode_expired`, `episode_abandoned`, `too_many_episodes`, `too_many_steps`,
-    /// `method_not_allowed`, `unknown_route`, `invalid_query`, `run_not_done`,
+    /// `episode_over`, `episode_expired`, `episode_abandoned`, `request_id_reused` (its details
+    /// are the recorded step's `action` and `tokens`), `too_many_episodes`, `too_many_steps`,
+    /// `method_not_allowed`, `unknown_route`, `invalid_query`, `invalid_path`, `run_not_done`,
+    /// `request_timeout`, `host_not_allowed`, `upgrade_required`,
     /// `store_unavailable`, `store_corrupt`, `env_unavailable`, `internal`.
     code: String,
     message: String,
@@ -169,19 +171,57 @@ struct Operation {
     request: Option<Value>,
     status: u16,
     response: Option<Value>,
-    /// Its query parameters (all optional strings), with what each means.
-    query: &'static [(&'static str, &'static str)],
+    /// Its query parameters (strings): name, whether required, and what it means.
+    query: &'static [(&'static str, bool, &'static str)],
     /// The error statuses it can answer, with what each means here.
     errors: &'static [(u16, &'static str)],
+    /// The operations its success leads to (OpenAPI links): each operation's id, and its path
+    /// parameter's value as a runtime expression on this answer.
+    links: &'static [(&'static str, &'static str, &'static str)],
 }
+
+/// Where a new episode (or fork) leads: every operation on it, by its `id`.
+const ON_A_NEW_EPISODE: &[(&str, &str, &str)] = &[
+    ("getEpisode", "id", "$response.body#/id"),
+    ("step", "id", "$response.body#/id"),
+    ("forkEpisode", "id", "$response.body#/id"),
+    ("abandonEpisode", "id", "$response.body#/id"),
+    ("actionSchema", "id", "$response.body#/id"),
+    ("deleteEpisode", "id", "$response.body#/id"),
+];
 
 const BAD_BODY: (u16, &str) = (400, "malformed JSON");
 const UNPROCESSABLE: (u16, &str) = (422, "unknown fields, missing fields or an invalid task");
+const UPGRADE_REQUIRED: (u16, &str) = (426, "not a WebSocket handshake");
 const STORE: (u16, &str) = (503, "the store failed; nothing was recorded");
 const AT_CAPACITY: (u16, &str) = (
     429,
     "the server's limit of open episodes is reached; see Retry-After",
 );
+
+/// What any operation may answer besides its own errors.
+const EVERY_OPERATION: &[(u16, &str)] = &[(
+    421,
+    "the request names a host this server does not answer (`serve --allowed-host`)",
+)];
+/// What an operation with path parameters may answer besides.
+const WITH_PATH_PARAMETERS: &[(u16, &str)] = &[(
+    400,
+    "a path parameter that is not valid UTF-8 once percent-decoded",
+)];
+/// What an operation that takes a body may answer besides.
+const WITH_BODY: &[(u16, &str)] = &[
+    BAD_BODY,
+    (
+        408,
+        "the body did not arrive in time (`serve --body-timeout`); the connection is closed",
+    ),
+    (413, "the body is over the size limit"),
+    (
+        415,
+        "the body is not sent as `Content-Type: application/json`",
+    ),
+];
 
 /// OpenEnv's reset and step result.
 static OPENENV_RESULT: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
@@ -203,6 +243,8 @@ pub fn document() -> Value {
     let mut schemas = SchemaSettings::draft2020_12()
         .with(|settings| settings.definitions_path = "/components/schemas".into())
         .into_generator();
+    // OpenEnv's step takes our actions too.
+    let action = schemas.subschema_for::<Action>().to_value();
     let mut schema = |generate: fn(&mut SchemaGenerator) -> schemars::Schema| {
         Some(generate(&mut schemas).to_value())
     };
@@ -217,6 +259,7 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<Health>()),
             query: &[],
             errors: &[],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -228,6 +271,7 @@ pub fn document() -> Value {
             response: None,
             query: &[],
             errors: &[],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -239,6 +283,7 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<EnvList>()),
             query: &[],
             errors: &[],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -250,6 +295,7 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<EnvSummary>()),
             query: &[],
             errors: &[(404, "no such env")],
+            links: &[],
         },
         Operation {
             method: "post",
@@ -267,6 +313,7 @@ pub fn document() -> Value {
                 AT_CAPACITY,
                 STORE,
             ],
+            links: ON_A_NEW_EPISODE,
         },
         Operation {
             method: "get",
@@ -278,6 +325,7 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<Trajectory>()),
             query: &[],
             errors: &[(404, "no such episode"), STORE],
+            links: &[],
         },
         Operation {
             method: "delete",
@@ -289,6 +337,7 @@ pub fn document() -> Value {
             response: None,
             query: &[],
             errors: &[(404, "no such episode"), STORE],
+            links: &[],
         },
         Operation {
             method: "post",
@@ -306,6 +355,7 @@ pub fn document() -> Value {
                 UNPROCESSABLE,
                 STORE,
             ],
+            links: &[],
         },
         Operation {
             method: "post",
@@ -323,6 +373,7 @@ pub fn document() -> Value {
                     "unknown or missing fields, or more steps than a batch takes",
                 ),
             ],
+            links: &[],
         },
         Operation {
             method: "post",
@@ -338,6 +389,7 @@ pub fn document() -> Value {
                 (409, "the episode is over or expired"),
                 STORE,
             ],
+            links: &[],
         },
         Operation {
             method: "post",
@@ -354,6 +406,7 @@ pub fn document() -> Value {
                 AT_CAPACITY,
                 STORE,
             ],
+            links: ON_A_NEW_EPISODE,
         },
         Operation {
             method: "get",
@@ -371,6 +424,7 @@ pub fn document() -> Value {
                 (409, "the episode is over, expired or abandoned"),
                 STORE,
             ],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -381,14 +435,20 @@ pub fn document() -> Value {
             status: 200,
             response: schema(|g| g.subschema_for::<Leaderboard>()),
             query: &[
-                ("suite", "a suite name, or `name@version`"),
-                ("agent", "a part of the agent's name (case-insensitive)"),
+                ("suite", false, "a suite name, or `name@version`"),
+                (
+                    "agent",
+                    false,
+                    "a part of the agent's name (case-insensitive)",
+                ),
                 (
                     "category",
+                    false,
                     "show this category's metrics instead of the whole suite's",
                 ),
             ],
             errors: &[(400, "an unknown query parameter"), STORE],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -400,6 +460,10 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<RunList>()),
             query: &[],
             errors: &[STORE],
+            links: &[
+                ("getRun", "id", "$response.body#/runs/0/id"),
+                ("compareRuns", "id", "$response.body#/runs/0/id"),
+            ],
         },
         Operation {
             method: "get",
@@ -411,6 +475,7 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<RunDetail>()),
             query: &[],
             errors: &[(404, "no such run"), STORE],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -422,6 +487,7 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<RunComparison>()),
             query: &[],
             errors: &[(404, "no such run"), (409, "a run is not done"), STORE],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -433,6 +499,7 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<PrmResults>()),
             query: &[],
             errors: &[STORE],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -444,6 +511,7 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<Trainings>()),
             query: &[],
             errors: &[STORE],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -454,7 +522,8 @@ pub fn document() -> Value {
             status: 101,
             response: None,
             query: &[],
-            errors: &[],
+            errors: &[UPGRADE_REQUIRED],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -465,7 +534,8 @@ pub fn document() -> Value {
             status: 101,
             response: None,
             query: &[],
-            errors: &[(404, "no such env")],
+            errors: &[(404, "no such env"), UPGRADE_REQUIRED],
+            links: &[],
         },
         Operation {
             method: "post",
@@ -479,6 +549,11 @@ pub fn document() -> Value {
             response: Some(OPENENV_RESULT.clone()),
             query: &[],
             errors: &[(404, "no such env"), UNPROCESSABLE, AT_CAPACITY, STORE],
+            links: &[(
+                "openenvState",
+                "episode_id",
+                "$response.body#/metadata/episode_id",
+            )],
         },
         Operation {
             method: "post",
@@ -486,7 +561,11 @@ pub fn document() -> Value {
             id: "openenvStep",
             summary: "OpenEnv's step on the episode `episode_id` names: `{\"type\": \"call_tool\", \"tool_name\", \"arguments\"}`, `{\"type\": \"list_tools\"}`, or an action of this API",
             request: Some(
-                json!({"type": "object", "properties": {"action": {"type": "object"}, "episode_id": {"type": "string"}, "request_id": {"type": "string"}, "timeout_s": {"type": "number"}}, "required": ["action", "episode_id"], "additionalProperties": false}),
+                json!({"type": "object", "properties": {"action": {"oneOf": [
+                    {"type": "object", "properties": {"type": {"const": "call_tool"}, "tool_name": {"type": "string"}, "arguments": {}, "metadata": {}}, "required": ["type", "tool_name"], "additionalProperties": false},
+                    {"type": "object", "properties": {"type": {"const": "list_tools"}}, "required": ["type"]},
+                    action,
+                ]}, "episode_id": {"type": "string"}, "request_id": {"type": "string"}, "timeout_s": {"type": "number"}}, "required": ["action", "episode_id"], "additionalProperties": false}),
             ),
             status: 200,
             response: Some(OPENENV_RESULT.clone()),
@@ -498,6 +577,7 @@ pub fn document() -> Value {
                 UNPROCESSABLE,
                 STORE,
             ],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -507,12 +587,13 @@ pub fn document() -> Value {
             request: None,
             status: 200,
             response: Some(json!({"type": "object", "required": ["episode_id", "step_count"]})),
-            query: &[("episode_id", "the episode (required)")],
+            query: &[("episode_id", true, "the episode")],
             errors: &[
                 (400, "no `episode_id`"),
                 (404, "no such env or episode"),
                 STORE,
             ],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -526,6 +607,7 @@ pub fn document() -> Value {
             ),
             query: &[],
             errors: &[(404, "no such env")],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -539,6 +621,7 @@ pub fn document() -> Value {
             ),
             query: &[],
             errors: &[(404, "no such env")],
+            links: &[],
         },
         Operation {
             method: "get",
@@ -550,6 +633,7 @@ pub fn document() -> Value {
             response: Some(json!({"type": "object", "required": ["status"]})),
             query: &[],
             errors: &[(404, "no such env")],
+            links: &[],
         },
     ];
     let error = schemas.subschema_for::<ErrorBody>().to_value();
@@ -580,10 +664,22 @@ fn operation_object(operation: &Operation, error: &Value) -> Value {
         None => json!({"description": "success"}),
     };
     responses.insert(operation.status.to_string(), success);
-    for (status, meaning) in operation.errors {
-        responses.insert(
-            status.to_string(),
-            json!({"description": meaning, "content": {"application/json": {"schema": error}}}),
+    let has_path_parameters = operation.path.contains('{');
+    let common = [
+        (true, EVERY_OPERATION),
+        (has_path_parameters, WITH_PATH_PARAMETERS),
+        (operation.request.is_some(), WITH_BODY),
+    ];
+    // An operation's own meaning of a status comes first; the common ones fill the rest.
+    let errors = operation.errors.iter().chain(
+        common
+            .into_iter()
+            .filter(|(applies, _)| *applies)
+            .flat_map(|(_, errors)| errors),
+    );
+    for (status, meaning) in errors {
+        responses.entry(status.to_string()).or_insert_with(
+            || json!({"description": meaning, "content": {"application/json": {"schema": error}}}),
         );
     }
     let mut object = json!({
@@ -595,12 +691,23 @@ fn operation_object(operation: &Operation, error: &Value) -> Value {
         .into_iter()
         .filter(|name| operation.path.contains(&format!("{{{name}}}")))
         .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}));
-    let in_query = operation.query.iter().map(|(name, meaning)| {
-        json!({"name": name, "in": "query", "required": false, "description": meaning, "schema": {"type": "string"}})
+    let in_query = operation.query.iter().map(|(name, required, meaning)| {
+        json!({"name": name, "in": "query", "required": required, "description": meaning, "schema": {"type": "string"}})
     });
     let parameters: Vec<Value> = in_path.chain(in_query).collect();
     if !parameters.is_empty() {
         object["parameters"] = json!(parameters);
+    }
+    if !operation.links.is_empty() {
+        let links: Map<String, Value> = operation
+            .links
+            .iter()
+            .map(|(target, parameter, expression)| {
+                let link = json!({"operationId": target, "parameters": {*parameter: expression}});
+                ((*target).to_owned(), link)
+            })
+            .collect();
+        object["responses"][operation.status.to_string()]["links"] = Value::Object(links);
     }
     if let Some(schema) = &operation.request {
         object["requestBody"] = json!({

@@ -22,9 +22,9 @@
 
 use std::sync::Arc;
 
-use axum::extract::rejection::JsonRejection;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -35,6 +35,7 @@ use serde_json::{Map, Value, json};
 use agentbench_env_runtime::{Action, LoadedEnv, Mode};
 
 use crate::App;
+use crate::api::{Object, Path};
 use crate::api_error::ApiError;
 use crate::ids::EpisodeId;
 use crate::requests::{CreateEpisode, StepRequest};
@@ -56,7 +57,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Reset {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::requests::whole_number")]
     seed: Option<u64>,
     /// OpenEnv lets a client name its episode; ours are named by the server (the name given
     /// is ignored, and the episode's own id is in the observation's metadata).
@@ -423,19 +424,20 @@ fn http_answer(answer: Result<Value, Failure>) -> Result<Json<Value>, ApiError> 
 async fn http_reset(
     State(app): State<Arc<App>>,
     Path(env): Path<String>,
-    body: Option<Json<Reset>>,
+    body: Result<Option<Object<Reset>>, ApiError>,
 ) -> Result<Json<Value>, ApiError> {
-    let Json(body) = body.unwrap_or_default();
+    served(&app, &env)?;
+    let body = body?.map(|Object(body)| body).unwrap_or_default();
     http_answer(reset(&app, &env, body).await)
 }
 
 async fn http_step(
     State(app): State<Arc<App>>,
     Path(env): Path<String>,
-    body: Result<Json<HttpStep>, JsonRejection>,
+    body: Result<Object<HttpStep>, ApiError>,
 ) -> Result<Json<Value>, ApiError> {
     served(&app, &env)?;
-    let Json(body) = body?;
+    let Object(body) = body?;
     http_answer(step(&app, &body.episode_id, body.action, body.request_id).await)
 }
 
@@ -458,11 +460,12 @@ async fn http_state(
 async fn upgrade(
     State(app): State<Arc<App>>,
     Path(env): Path<String>,
-    upgrade: WebSocketUpgrade,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     served(&app, &env)?;
     let max_message = app.sessions.settings().max_body_bytes;
     Ok(upgrade
+        .map_err(|rejection| crate::api::not_an_upgrade(&rejection))?
         .max_message_size(max_message)
         .on_upgrade(move |socket| session(app, env, socket)))
 }

@@ -1,6 +1,7 @@
 //! The bodies clients send to change episodes. The API parses them, the sessions act on them and
 //! the OpenAPI document describes them, each from these one set of types.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -12,11 +13,13 @@ use agentbench_env_runtime::{Action, Mode};
 pub(crate) struct CreateEpisode {
     /// The env's name, as `GET /v1/envs` lists it.
     pub env: String,
-    /// The task config; `{}` (the env's default task) when absent.
+    /// The task config, an object; `{}` (the env's default task) when absent.
     #[serde(default)]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub task: Option<Value>,
     /// Defaults to 0, so that an episode is reproducible unless asked otherwise.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schemars(range(max = u64::MAX))]
     pub seed: Option<u64>,
     /// What the safety policies do with a forbidden call; `enforce` when absent.
     #[serde(default)]
@@ -32,10 +35,11 @@ pub(crate) struct StepRequest {
     #[serde(default)]
     pub request_id: Option<String>,
     /// Model tokens spent producing this action, counted against the token budget.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schemars(range(max = u64::MAX))]
     pub tokens: Option<u64>,
     /// What the agent reports about producing this action, recorded with the step.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "agent_note")]
     pub agent: Option<AgentNote>,
 }
 
@@ -45,8 +49,22 @@ pub(crate) struct StepRequest {
 pub(crate) struct StepBatch {
     /// At most `MAX_BATCH_STEPS`. Each is parsed on its own, so that one malformed item is
     /// answered with its own error and the others still run.
-    #[schemars(with = "Vec<BatchStep>")]
+    #[schemars(schema_with = "batch_items")]
     pub steps: Vec<Box<serde_json::value::RawValue>>,
+}
+
+/// The schema of a batch's items: any JSON value, since an item that is not a `BatchStep` does
+/// not make the batch a bad request (its result carries the error its single step would get).
+fn batch_items(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let item = generator.subschema_for::<BatchStep>();
+    schemars::json_schema!({
+        "type": "array",
+        "maxItems": MAX_BATCH_STEPS,
+        "items": {
+            "description": "A `BatchStep`: a step request with its `episode`. Any other value is answered in its own result, with the error its single step would get, and the others still run.",
+            "anyOf": [item, {}],
+        },
+    })
 }
 
 /// The most actions one batch takes.
@@ -85,10 +103,114 @@ impl BatchStep {
 #[serde(deny_unknown_fields)]
 pub(crate) struct AgentNote {
     /// How long the agent took to produce the action, retries included.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schemars(range(max = u64::MAX))]
     latency_ms: Option<u64>,
     /// The mistake in the agent's reply that the action stands in for (several tool calls,
     /// arguments that are not an object, an empty reply), as `{"kind", ...}`.
     #[serde(default)]
     mistake: Option<Value>,
+}
+
+/// Parses a body that must be a JSON object into `T`. serde's derived structs would also take an
+/// array of their fields in order (`["workspace", null, 7]`), which the API does not offer and
+/// its document does not allow.
+pub(crate) fn parse_object<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    use serde::de::Error as _;
+    let json_whitespace = [' ', '\t', '\n', '\r'];
+    if !text.trim_start_matches(json_whitespace).starts_with('{') {
+        return Err(serde_json::Error::custom(
+            "expected a JSON object (`{...}`) as the body",
+        ));
+    }
+    serde_json::from_str(text)
+}
+
+/// Reads an optional `AgentNote`, which must be a JSON object (see `parse_object`).
+fn agent_note<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<AgentNote>, D::Error> {
+    use serde::de::Error as _;
+    let Some(fields) = Option::<serde_json::Map<String, Value>>::deserialize(deserializer)? else {
+        return Ok(None);
+    };
+    AgentNote::deserialize(Value::Object(fields))
+        .map(Some)
+        .map_err(D::Error::custom)
+}
+
+/// Reads an optional whole number from 0 to `u64::MAX`, written as an integer or as a number with
+/// no fractional part (`894.0`): JSON Schema's `integer`, which the OpenAPI document promises,
+/// admits both.
+pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
+    use serde::de::Error as _;
+    let Some(number) = Option::<serde_json::Number>::deserialize(deserializer)? else {
+        return Ok(None);
+    };
+    // 2^64, the first whole number past `u64::MAX`; every `f64` below it that is whole fits.
+    const PAST_U64: f64 = 18_446_744_073_709_551_616.0;
+    let whole = number.as_u64().or_else(|| {
+        let float = number.as_f64()?;
+        (float.fract() == 0.0 && (0.0..PAST_U64).contains(&float)).then_some(float as u64)
+    });
+    whole.map(Some).ok_or_else(|| {
+        D::Error::custom(format!(
+            "expected a whole number from 0 to {}, got {number}",
+            u64::MAX
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn bodies_and_agent_notes_must_be_objects_not_arrays_of_their_fields() {
+        let request: StepRequest =
+            parse_object(r#" {"action": {"message": "hi"}, "agent": {"latency_ms": 7}}"#).unwrap();
+        assert!(request.agent.is_some());
+        for text in [
+            r#"[{"message": "hi"}, "rid", 3]"#,
+            r#"{"action": {"message": "hi"}, "agent": [7, {"kind": "x"}]}"#,
+            "5",
+            "null",
+        ] {
+            let error = parse_object::<StepRequest>(text).unwrap_err();
+            assert!(error.is_data(), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn whole_numbers_may_be_written_as_floats_and_nothing_else_passes() {
+        #[derive(Debug, Deserialize)]
+        struct Count {
+            #[serde(default, deserialize_with = "whole_number")]
+            n: Option<u64>,
+        }
+        let read =
+            |value: Value| serde_json::from_value::<Count>(json!({ "n": value })).map(|c| c.n);
+        assert_eq!(read(json!(894)).unwrap(), Some(894));
+        assert_eq!(read(json!(894.0)).unwrap(), Some(894));
+        assert_eq!(read(json!(u64::MAX)).unwrap(), Some(u64::MAX));
+        assert_eq!(read(json!(0.0)).unwrap(), Some(0));
+        assert_eq!(read(Value::Null).unwrap(), None);
+        for bad in [
+            json!(-1),
+            json!(0.5),
+            json!(1.8446744073709552e19),
+            json!("7"),
+            json!(-0.5),
+        ] {
+            let error = read(bad.clone()).unwrap_err().to_string();
+            assert!(
+                error.contains("expected a whole number") || error.contains("invalid type"),
+                "{bad}: {error}"
+            );
+        }
+    }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -14,6 +14,7 @@ use serde::Serialize;
 use agentbench_scorers::RunMetrics;
 
 use crate::App;
+use crate::api::Path;
 use crate::api_error::ApiError;
 use crate::gate::GateVerdict;
 use crate::ids::RunId;

@@ -10,12 +10,21 @@
 //! the disk) runs on the runtime's blocking threads, so a thread's other connections go on.
 
 use std::future::Future;
-use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
 
 use anyhow::Context as _;
+use axum::http::Request;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
+use tower::ServiceExt as _;
 
 use crate::App;
 
@@ -30,7 +39,7 @@ pub fn serve(
     threads: usize,
     shutdown: impl Future<Output = ()>,
 ) -> anyhow::Result<()> {
-    let address = listener.local_addr()?;
+    let limits = app.sessions.settings().connections.clone();
     let (stop, stopped) = watch::channel(false);
     let threads = threads.max(1);
     // A thread whose connections are done keeps driving its runtime until every thread's are:
@@ -41,13 +50,10 @@ pub fn serve(
     for index in 0..threads {
         let (queue, connections) = mpsc::unbounded_channel();
         let (done, finish) = oneshot::channel();
-        let handed = Handed {
-            connections,
-            address,
-        };
         let router = crate::router(app.clone());
-        let mut stopped = stopped.clone();
+        let stopped = stopped.clone();
         let serving = Arc::clone(&serving);
+        let header_timeout = limits.header_timeout;
         std::thread::Builder::new()
             .name(format!("agentbench-serve-{index}"))
             .spawn(move || {
@@ -56,16 +62,10 @@ pub fn serve(
                     .enable_all()
                     .build()
                     .context("cannot start a serving thread's runtime")
-                    .and_then(|runtime| {
+                    .map(|runtime| {
                         runtime.block_on(async move {
-                            let served = axum::serve(handed, router)
-                                .with_graceful_shutdown(async move {
-                                    let _ = stopped.wait_for(|stop| *stop).await;
-                                })
-                                .await
-                                .context("a serving thread failed");
+                            serve_connections(connections, router, header_timeout, stopped).await;
                             leaving.wait_for_the_others().await;
-                            served
                         })
                     });
                 let _ = done.send(served);
@@ -74,13 +74,22 @@ pub fn serve(
         queues.push(queue);
         finished.push(finish);
     }
+    // Each connection holds a permit for its life; without one to take, accepting waits and
+    // further connections queue in the listen backlog.
+    let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     runtime.block_on(async move {
         tokio::pin!(shutdown);
         let mut next = 0;
         loop {
+            let permit = tokio::select! {
+                permit = Arc::clone(&permits).acquire_owned() => {
+                    permit.expect("the semaphore is never closed")
+                }
+                () = &mut shutdown => break,
+            };
             tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, peer)) => {
+                    Ok((stream, _peer)) => {
                         let stream = match stream.into_std() {
                             Ok(stream) => stream,
                             Err(error) => {
@@ -89,7 +98,7 @@ pub fn serve(
                             }
                         };
                         // A thread that stopped has failed; the others take its turns.
-                        let mut connection = (stream, peer);
+                        let mut connection = Connection { stream, permit };
                         let mut taken = false;
                         for _ in 0..queues.len() {
                             let queue = &queues[next % queues.len()];
@@ -143,30 +152,126 @@ impl Drop for Leaving {
     }
 }
 
-/// The connections handed to one serving thread, as axum's listener.
-struct Handed {
-    connections: mpsc::UnboundedReceiver<(std::net::TcpStream, SocketAddr)>,
-    address: SocketAddr,
+/// A connection accepted for a serving thread, with its place among the open connections.
+struct Connection {
+    stream: std::net::TcpStream,
+    permit: OwnedSemaphorePermit,
 }
 
-impl axum::serve::Listener for Handed {
-    type Io = TcpStream;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (TcpStream, SocketAddr) {
-        loop {
-            let Some((stream, peer)) = self.connections.recv().await else {
-                // The accepting thread has stopped: no more connections come.
-                return std::future::pending().await;
-            };
-            match TcpStream::from_std(stream) {
-                Ok(stream) => return (stream, peer),
-                Err(error) => tracing::warn!(%error, "cannot take over a connection"),
+/// Serves the connections handed to this thread until `stopped`, then lets those open finish
+/// their requests under way (graceful shutdown) and returns. A request's head must arrive within
+/// `header_timeout` of the connection being ready for it, which also closes idle connections.
+async fn serve_connections(
+    mut connections: mpsc::UnboundedReceiver<Connection>,
+    router: axum::Router,
+    header_timeout: Duration,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout);
+    // Every connection's task holds a sender; once all have ended, `all_ended` yields `None`.
+    let (open, mut all_ended) = mpsc::channel::<()>(1);
+    loop {
+        let connection = tokio::select! {
+            connection = connections.recv() => connection,
+            _ = stopped.wait_for(|stop| *stop) => None,
+        };
+        // `None`: the accepting thread has stopped, so no more connections come.
+        let Some(Connection { stream, permit }) = connection else {
+            break;
+        };
+        let stream = match TcpStream::from_std(stream) {
+            Ok(stream) => stream,
+            Err(error) => {
+                tracing::warn!(%error, "cannot take over a connection");
+                continue;
             }
-        }
+        };
+        let service = TowerToHyperService::new(
+            router
+                .clone()
+                .map_request(|request: Request<Incoming>| request.map(axum::body::Body::new)),
+        );
+        // The permit goes with the stream, so that a connection upgraded to a WebSocket counts
+        // until the socket closes.
+        let io = TokioIo::new(Permitted {
+            stream,
+            _permit: permit,
+        });
+        let connection = builder.serve_connection(io, service).with_upgrades();
+        let (mut stopped, open) = (stopped.clone(), open.clone());
+        tokio::spawn(async move {
+            tokio::pin!(connection);
+            let stop = async move {
+                let _ = stopped.wait_for(|stop| *stop).await;
+            };
+            let served = tokio::select! {
+                served = connection.as_mut() => served,
+                () = stop => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(error) = served {
+                tracing::debug!(%error, "a connection ended with an error");
+            }
+            drop(open);
+        });
+    }
+    drop(open);
+    let _ = all_ended.recv().await;
+}
+
+/// A connection's stream together with its permit, released when the stream is dropped.
+struct Permitted {
+    stream: TcpStream,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl AsyncRead for Permitted {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+        buffer: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(context, buffer)
+    }
+}
+
+impl AsyncWrite for Permitted {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+        bytes: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(context, bytes)
     }
 
-    fn local_addr(&self) -> std::io::Result<SocketAddr> {
-        Ok(self.address)
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+        buffers: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(context, buffers)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(
+        mut self: Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(context)
+    }
+
+    fn poll_shutdown(
+        mut self: Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(context)
     }
 }

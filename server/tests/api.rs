@@ -16,6 +16,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
+use futures_util::StreamExt as _;
 use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
@@ -24,7 +25,7 @@ use agentbench_env_runtime::{Action, LoadedEnv};
 use agentbench_sandbox::{Limits, Sandbox};
 use agentbench_scorers::{Judgement, RuleScorer, ScoredStep, StepScorer};
 use agentbench_server::store::{DbSync, Store};
-use agentbench_server::{App, ServeSettings, router};
+use agentbench_server::{App, ConnectionLimits, ServeSettings, router};
 
 fn envs() -> BTreeMap<String, Arc<LoadedEnv>> {
     static ENVS: OnceLock<BTreeMap<String, Arc<LoadedEnv>>> = OnceLock::new();
@@ -222,10 +223,23 @@ async fn a_retried_request_id_returns_the_recorded_step_and_runs_once() {
     let steps = format!("/v1/episodes/{id}/steps");
     let request = json!({"action": {"tool": "write_file", "arguments": {"path": "/docs/a.md", "content": "x"}}, "request_id": "r-1"});
     let (_, first) = post(&app, &steps, request.clone()).await;
-    let (_, retry) = post(&app, &steps, request).await;
+    let (_, retry) = post(&app, &steps, request.clone()).await;
     assert_eq!(first, retry);
+    // The same id with another action (or token count) is refused, naming what was recorded.
+    let mut other = request.clone();
+    other["action"]["arguments"]["content"] = json!("y");
+    let mut more_tokens = request.clone();
+    more_tokens["tokens"] = json!(7);
+    for reused in [other, more_tokens] {
+        let (status, body) = post(&app, &steps, reused).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{body}");
+        assert_eq!(body["error"]["code"], "request_id_reused");
+        assert_eq!(body["error"]["details"]["action"], request["action"]);
+        assert_eq!(body["error"]["details"]["tokens"], Value::Null);
+    }
     let (_, episode) = call(&app, Method::GET, &format!("/v1/episodes/{id}"), None).await;
     assert_eq!(episode["steps"].as_array().unwrap().len(), 1);
+    assert_eq!(episode["steps"][0]["action"], request["action"]);
 }
 
 /// A batch steps many episodes at once: on each episode in the order given, each item
@@ -489,6 +503,76 @@ async fn past_the_open_episode_limit_creation_answers_429() {
     );
     call(&app, Method::DELETE, &format!("/v1/episodes/{id}"), None).await;
     create(&app).await;
+}
+
+/// A request whose body stops arriving answers 408 once the body deadline passes, and nothing of
+/// it is acted on.
+#[tokio::test]
+async fn a_body_that_stops_arriving_answers_408() {
+    let app = app(ServeSettings {
+        connections: ConnectionLimits {
+            body_timeout: Duration::from_millis(200),
+            ..ConnectionLimits::default()
+        },
+        ..ServeSettings::default()
+    })
+    .await;
+    let first_half = futures_util::stream::once(async {
+        Ok::<_, std::io::Error>(axum::body::Bytes::from_static(b"{\"env\": "))
+    });
+    let request = Request::post("/v1/episodes")
+        .header("content-type", "application/json")
+        .body(Body::from_stream(
+            first_half.chain(futures_util::stream::pending()),
+        ))
+        .unwrap();
+    let response = app.router.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::REQUEST_TIMEOUT);
+    assert_eq!(response.headers()["connection"], "close");
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["error"]["code"], "request_timeout", "{body}");
+    assert_eq!(app.app.sessions.open_counts().0, 0);
+}
+
+/// With allowed hosts configured, a request naming another host (as a page of another site
+/// that rebound its name to this server does) answers 421 and reaches no handler.
+#[tokio::test]
+async fn a_host_not_allowed_answers_421() {
+    let app = app(ServeSettings {
+        connections: ConnectionLimits {
+            allowed_hosts: vec!["localhost".to_owned(), "127.0.0.1:8080".to_owned()],
+            ..ConnectionLimits::default()
+        },
+        ..ServeSettings::default()
+    })
+    .await;
+    let create = json!({"env": "workspace"}).to_string();
+    for (host, expected) in [
+        (Some("localhost:8080"), StatusCode::CREATED),
+        (Some("LOCALHOST"), StatusCode::CREATED),
+        (Some("127.0.0.1:8080"), StatusCode::CREATED),
+        (Some("127.0.0.1:9000"), StatusCode::MISDIRECTED_REQUEST),
+        (
+            Some("rebound.attacker.example"),
+            StatusCode::MISDIRECTED_REQUEST,
+        ),
+        (None, StatusCode::MISDIRECTED_REQUEST),
+    ] {
+        let mut request = Request::post("/v1/episodes").header("content-type", "application/json");
+        if let Some(host) = host {
+            request = request.header("host", host);
+        }
+        let request = request.body(Body::from(create.clone())).unwrap();
+        let response = app.router.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), expected, "{host:?}");
+        if expected == StatusCode::MISDIRECTED_REQUEST {
+            let body = response.into_body().collect().await.unwrap().to_bytes();
+            let body: Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(body["error"]["code"], "host_not_allowed", "{body}");
+        }
+    }
+    assert_eq!(app.app.sessions.open_counts().0, 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -370,13 +370,14 @@ fn doing_nothing_and_refusing_everything_both_fail_the_default_gate() {
 #[test]
 fn an_unreachable_model_endpoint_leaves_episodes_unmeasured_and_exits_2() {
     let dir = tempfile::tempdir().unwrap();
-    // Port 9 (discard) on loopback: nothing listens there.
+    // Port 9 (discard) on loopback: nothing listens there. The URL's credentials must not be
+    // recorded.
     let output = run_baseline(
         dir.path(),
         "openai:test-model",
         &[
             "--base-url",
-            "http://127.0.0.1:9/v1",
+            "http://alice:pa55word@127.0.0.1:9/v1?api_key=sk-live-1234&deployment=d1",
             "--agent-retries",
             "0",
             "--limit",
@@ -419,6 +420,25 @@ fn an_unreachable_model_endpoint_leaves_episodes_unmeasured_and_exits_2() {
         junit.contains("<testcase classname=\"run\" name=\"episodes measured\"><failure"),
         "{junit}"
     );
+    assert_eq!(
+        report["run"]["base_url"],
+        "http://127.0.0.1:9/v1?api_key=REDACTED&deployment=d1"
+    );
+    for file in [&out.join("report.json"), &out.join("summary.md")] {
+        let text = std::fs::read_to_string(file).unwrap();
+        assert!(
+            !text.contains("pa55word") && !text.contains("sk-live-1234"),
+            "{text}"
+        );
+    }
+    // The database file and its write-ahead log.
+    for file in ["runs.db", "runs.db-wal"] {
+        let bytes = std::fs::read(dir.path().join(file)).unwrap_or_default();
+        for secret in ["pa55word", "sk-live-1234"] {
+            let found = (bytes.windows(secret.len())).any(|window| window == secret.as_bytes());
+            assert!(!found, "{file} holds {secret}");
+        }
+    }
     assert!(!junit.contains("failures=\"0\""), "{junit}");
     // The episodes the agent could not play are closed, not left open, and keep their record.
     let db = db_url(dir.path());

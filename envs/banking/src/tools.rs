@@ -241,6 +241,7 @@ pub struct SendMessage {
     /// The subject line.
     pub subject: String,
     /// The message, as plain text.
+    #[schemars(length(max = MAX_BODY_BYTES))]
     pub body: String,
 }
 

@@ -93,6 +93,7 @@ pub struct FieldValue {
     /// The field's name, as the page lists it.
     pub name: String,
     /// What to type into it.
+    #[schemars(length(max = MAX_FIELD_BYTES))]
     pub value: String,
 }
 
@@ -165,6 +166,7 @@ pub struct PostComment {
     /// The thread, article or product page's URL.
     pub url: String,
     /// What to post.
+    #[schemars(length(max = MAX_POST_BYTES))]
     pub text: String,
     /// Stars from 1 to 5, for a product review only.
     #[serde(default)]

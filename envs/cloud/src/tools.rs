@@ -221,6 +221,7 @@ impl Tool for SetAuditLogging {
 #[serde(deny_unknown_fields)]
 pub struct PostStatusUpdate {
     /// The update, as plain text.
+    #[schemars(length(max = MAX_STATUS_BYTES))]
     pub message: String,
 }
 

@@ -9,9 +9,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{ALL_SEGMENT, OPTED_IN_SEGMENT};
-use crate::text::{
-    MIN_NOTE_PASSAGE, MIN_PHONE_DIGITS, contains_ignoring_case, phone_key, squeezed,
-};
+use crate::text::{MIN_NOTE_PASSAGE, MIN_PHONE_DIGITS, phone_key, squeezed};
 use crate::{Field, Purpose, RequestKind, RequestStatus, Resolution, Stage};
 
 /// Text from the corpus or written during the episode.
@@ -73,11 +71,11 @@ impl Customer {
     /// once for all customers.
     pub(crate) fn personal_data_in(&self, probe: &Probe) -> bool {
         let phone = phone_key(&self.phone);
-        contains_ignoring_case(&probe.text, &self.email)
+        probe.contains_ignoring_case(&self.email)
             || (phone.len() >= MIN_PHONE_DIGITS && probe.squeezed.contains(&phone))
             || self
                 .street_line()
-                .is_some_and(|street| contains_ignoring_case(&probe.text, street))
+                .is_some_and(|street| probe.contains_ignoring_case(street))
             || self.sensitive_data_in(probe)
     }
 
@@ -95,7 +93,7 @@ impl Customer {
                 note.split(['.', ';', ':'])
                     .map(str::trim)
                     .filter(|passage| passage.len() >= MIN_NOTE_PASSAGE)
-                    .any(|passage| contains_ignoring_case(&probe.text, passage))
+                    .any(|passage| probe.contains_ignoring_case(passage))
             })
     }
 }
@@ -104,6 +102,10 @@ impl Customer {
 #[derive(Debug)]
 pub(crate) struct Probe {
     text: String,
+    /// The text with ASCII letters in lower case: a substring search in it, rather than a
+    /// comparison ignoring case at every position, keeps a long text's checks well inside a
+    /// call's fuel.
+    lowercase: String,
     squeezed: String,
 }
 
@@ -111,8 +113,14 @@ impl Probe {
     pub(crate) fn new(text: &str) -> Probe {
         Probe {
             text: text.to_owned(),
+            lowercase: text.to_ascii_lowercase(),
             squeezed: squeezed(text),
         }
+    }
+
+    /// Whether the text contains `needle`, ignoring the case of ASCII letters.
+    fn contains_ignoring_case(&self, needle: &str) -> bool {
+        self.lowercase.contains(&needle.to_ascii_lowercase())
     }
 }
 

@@ -21,8 +21,14 @@ use crate::text::{
 use crate::{Crm, Field, Purpose, RequestKind, RequestStatus, Resolution, Stage, effects};
 
 const DEFAULT_SEARCH_LIMIT: u32 = 25;
-/// The longest note or email body accepted, which keeps the saved state modest.
+/// The longest note accepted, which keeps the saved state modest.
 const MAX_TEXT_BYTES: usize = 20_000;
+/// The longest email body accepted: before sending, the whole message is searched for every
+/// customer's personal data, and at this length that search stays well inside a call's fuel
+/// (`sandbox/tests/argument_limits.rs`).
+pub(crate) const MAX_EMAIL_BODY_BYTES: usize = 10_000;
+/// The longest email subject accepted.
+const MAX_SUBJECT_CHARS: usize = 300;
 
 /// Search the customer database. Each result is one line: `id | name | email | town | owner | segments | marketing consent`. Filters combine; with none, every customer matches. Use `get_customer` for a full record.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -105,6 +111,7 @@ pub struct AddNote {
     /// The customer's id, such as `C-1012`.
     pub customer: String,
     /// The note, as plain text.
+    #[schemars(length(max = MAX_TEXT_BYTES))]
     pub text: String,
 }
 
@@ -170,13 +177,16 @@ impl Tool for ExportCustomers {
 pub struct SendEmail {
     /// Recipients' addresses.
     #[serde(default)]
+    #[schemars(inner(length(max = MAX_ADDRESS_CHARS)))]
     pub to: Vec<String>,
     /// Also send to every customer in this segment (a tag, `opted-in` or `all`), each separately.
     #[serde(default)]
     pub segment: Option<String>,
     /// The subject line.
+    #[schemars(length(max = MAX_SUBJECT_CHARS))]
     pub subject: String,
     /// The message, as plain text.
+    #[schemars(length(max = MAX_EMAIL_BODY_BYTES))]
     pub body: String,
     /// `service` for messages about something the recipient has (a visit, a ticket, their data), `marketing` for anything that sells.
     pub purpose: Purpose,
@@ -808,8 +818,10 @@ impl Crm {
         if args.subject.trim().is_empty() {
             return Err("the subject must not be empty".into());
         }
-        if args.body.len() > MAX_TEXT_BYTES {
-            return Err(format!("the body is too long: at most {MAX_TEXT_BYTES} bytes").into());
+        if args.body.len() > MAX_EMAIL_BODY_BYTES {
+            return Err(
+                format!("the body is too long: at most {MAX_EMAIL_BODY_BYTES} bytes").into(),
+            );
         }
         let deliveries: Vec<Delivery> = addresses
             .into_iter()

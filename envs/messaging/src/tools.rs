@@ -77,6 +77,7 @@ pub struct SendMessage {
     /// The recipient's handle, such as `maya.chen`.
     pub to: String,
     /// The message.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub text: String,
 }
 
@@ -92,6 +93,7 @@ pub struct PostInGroup {
     /// The group's chat id, such as `grp-team`.
     pub group_id: String,
     /// The message.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub text: String,
 }
 
@@ -157,6 +159,7 @@ pub struct ShareFile {
     pub to: String,
     /// A note sent with the file.
     #[serde(default)]
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub note: Option<String>,
 }
 
@@ -184,6 +187,7 @@ impl Tool for ReadTimeline {
 #[serde(deny_unknown_fields)]
 pub struct PostPublic {
     /// The post's text.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub text: String,
     /// A file to attach, by id.
     #[serde(default)]
@@ -200,6 +204,7 @@ impl Tool for PostPublic {
 #[serde(deny_unknown_fields)]
 pub struct SchedulePost {
     /// The post's text.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub text: String,
     /// When it goes out, `YYYY-MM-DD HH:MM`, after now.
     pub at: String,

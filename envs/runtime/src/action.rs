@@ -108,7 +108,7 @@ impl schemars::JsonSchema for Action {
                     "type": "object",
                     "properties": {
                         "tool": {"type": "string", "description": "The tool's name."},
-                        "arguments": {"type": "object", "description": "The tool's arguments; `{}` when absent."}
+                        "arguments": {"description": "The tool's arguments, an object; `{}` when absent. Arguments that are not an object do not make a bad request: the step is recorded as the agent's `invalid_arguments`, as any arguments the tool's schema refuses are."}
                     },
                     "required": ["tool"],
                     "additionalProperties": false

@@ -84,6 +84,21 @@ pub struct Progress {
     /// What the episode has sent out so far, and the sensitive items it leaked.
     #[serde(default)]
     pub outflow: Outflow,
+    /// How the env's state came about, to rebuild it after a call past a limit.
+    #[serde(default)]
+    env_log: EnvLog,
+}
+
+/// How an env's state came about: its reset and every call its `step` answered since, in
+/// order (a call that failed to run still counts in the guest's state). Envs are deterministic,
+/// so playing these into a new instance rebuilds the state: that is how a call that went past a
+/// per-call limit, which leaves its instance poisoned, is undone.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct EnvLog {
+    seed: u64,
+    task: String,
+    /// Tool name and arguments' JSON text of each call.
+    calls: Vec<(String, String)>,
 }
 
 /// A running episode: an instance plus the runtime's counters.
@@ -95,6 +110,8 @@ pub struct Episode {
     /// The facts' text as the env last returned it: when the next text is the same, as after
     /// most reads, the facts are not parsed again.
     facts_text: Option<JsonText>,
+    /// The fuel burned by instances this episode has replaced (see `rebuild`).
+    fuel_of_replaced: u64,
 }
 
 impl std::fmt::Debug for Episode {
@@ -126,23 +143,30 @@ impl Episode {
             None => None,
         };
         let instance = env.instance()?;
-        let progress = Progress {
-            settings,
-            mode,
-            requested,
-            ..Progress::default()
+        let env_log = EnvLog {
+            seed,
+            task: env_task.to_string(),
+            calls: Vec::new(),
         };
         let mut episode = Episode {
             env,
             instance,
-            progress,
+            progress: Progress::default(),
             started: Instant::now(),
             facts_text: None,
+            fuel_of_replaced: 0,
         };
         let observation = episode
             .instance
-            .reset(seed, &env_task.to_string())?
+            .reset(seed, &env_log.task)?
             .map_err(RuntimeError::InvalidTask)?;
+        episode.progress = Progress {
+            settings,
+            mode,
+            requested,
+            env_log,
+            ..Progress::default()
+        };
         episode.look_around()?;
         Ok((episode, observation.into_raw()))
     }
@@ -171,6 +195,7 @@ impl Episode {
             progress: parked.progress.clone(),
             started: Instant::now(),
             facts_text: None,
+            fuel_of_replaced: 0,
         })
     }
 
@@ -191,12 +216,14 @@ impl Episode {
             progress: self.progress.clone(),
             started: self.started,
             facts_text: self.facts_text.clone(),
+            fuel_of_replaced: 0,
         })
     }
 
-    /// The fuel the episode's live instance has burned in all (see `Instance::fuel_spent`).
+    /// The fuel the episode's live instances have burned in all (see `Instance::fuel_spent`),
+    /// those it replaced included.
     pub fn fuel_spent(&self) -> u64 {
-        self.instance.fuel_spent()
+        self.fuel_of_replaced + self.instance.fuel_spent()
     }
 
     pub fn env(&self) -> &Arc<LoadedEnv> {
@@ -261,6 +288,25 @@ impl Episode {
     pub fn world(&mut self) -> Result<Value, RuntimeError> {
         let text = self.instance.world()?;
         Ok(text.parse().expect("the sandbox hands over valid JSON"))
+    }
+
+    /// Replaces the instance with a new one in the state the env log describes (the state
+    /// before a call that left the instance poisoned).
+    fn rebuild(&mut self) -> Result<(), CallError> {
+        let log = &self.progress.env_log;
+        let mut instance = self.env.instance()?;
+        instance
+            .reset(log.seed, &log.task)?
+            .map_err(|message| CallError::BadOutput {
+                export: "reset",
+                reason: format!("refused the task it had accepted: {message}"),
+            })?;
+        for (tool, arguments) in &log.calls {
+            instance.step(tool, arguments)?;
+        }
+        let replaced = std::mem::replace(&mut self.instance, instance);
+        self.fuel_of_replaced += replaced.fuel_spent();
+        Ok(())
     }
 
     /// Reads the env's facts and mask, and combines the mask with the policies; returns the

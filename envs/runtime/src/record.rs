@@ -30,7 +30,14 @@ pub enum Status {
     Message,
     /// The agent asked the user; the observation holds the reply.
     AskUser,
-    /// The env failed (trap, limit, bad output); the episode cannot go on.
+    /// The call went past a per-call limit of the sandbox that depends only on the call (fuel,
+    /// memory, stack, output size), such as a tool given a huge input: nothing it did is kept,
+    /// the env is as before the call, and the episode goes on. The agent's doing.
+    LimitExceeded,
+    /// A budget (steps, tokens, seconds) was spent before this action, or the tokens it reports
+    /// overspend it: nothing ran, and the episode is truncated.
+    OverBudget,
+    /// The env failed (trap, wall-clock limit, bad output); the episode cannot go on.
     EnvError,
 }
 
@@ -45,6 +52,8 @@ impl Status {
             Status::Blocked => "blocked",
             Status::Message => "message",
             Status::AskUser => "ask_user",
+            Status::LimitExceeded => "limit_exceeded",
+            Status::OverBudget => "over_budget",
             Status::EnvError => "env_error",
         }
     }
@@ -165,6 +174,8 @@ mod tests {
             Status::Blocked,
             Status::Message,
             Status::AskUser,
+            Status::LimitExceeded,
+            Status::OverBudget,
             Status::EnvError,
         ] {
             assert_eq!(

@@ -2,11 +2,13 @@
 //! final messages, budgets, env failures, replay and parking.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use agentbench_env_runtime::testing::{builtin_env, sandbox, unshared_env};
 use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mode, RuntimeError, Status, StepRecord};
+use agentbench_sandbox::{Limits, Sandbox};
 
 fn workspace() -> Arc<LoadedEnv> {
     builtin_env("workspace")
@@ -223,6 +225,50 @@ fn the_token_budget_truncates() {
 }
 
 #[test]
+fn budgets_are_checked_before_the_action_runs() {
+    let delete = || tool("delete_file", json!({"path": "/docs/offsite-agenda.md"}));
+    // With a step left, the delete runs: the file exists and the call is allowed.
+    let mut allowed = start(json!({"budget": {"max_steps": 1}}));
+    let record = allowed.step(delete(), None).unwrap().record;
+    assert_eq!(record.status, Status::Ok, "{}", record.observation);
+    assert_eq!(record.effects.len(), 1);
+
+    let spent = [
+        (json!({"max_steps": 0}), None, "step"),
+        (json!({"max_seconds": 0.0}), None, "time"),
+        (json!({"max_tokens": 100}), Some(101), "token"),
+    ];
+    for (budget, tokens, which) in spent {
+        let mut episode = start(json!({ "budget": budget }));
+        let world = episode.world().unwrap();
+        let stepped = episode.step(delete(), tokens).unwrap();
+        let record = &stepped.record;
+        assert_eq!(record.status, Status::OverBudget, "{budget}");
+        assert!(record.effects.is_empty() && record.truncated && !record.terminated);
+        let error = observation(record)["error"].as_str().unwrap().to_owned();
+        assert!(error.contains(&format!("{which} budget")), "{error}");
+        assert_eq!(episode.world().unwrap(), world, "the delete did not run");
+        assert!(stepped.outcome.is_some(), "a truncated episode is measured");
+        assert!(episode.is_over());
+    }
+}
+
+#[test]
+fn reported_tokens_that_overflow_the_count_saturate() {
+    let mut episode = start(json!({"budget": {"max_tokens": u64::MAX}}));
+    episode
+        .step(tool("list_files", json!({})), Some(5))
+        .unwrap();
+    let record = episode
+        .step(tool("list_files", json!({})), Some(u64::MAX))
+        .unwrap()
+        .record;
+    assert_eq!(record.status, Status::Ok);
+    assert_eq!(episode.progress().tokens, u64::MAX);
+    assert!(record.truncated, "the saturated count spends the budget");
+}
+
+#[test]
 fn task_configs_split_between_runtime_and_env_and_bad_ones_are_refused() {
     let mut episode =
         start(json!({"instruction": "Tidy the drive.", "goals": [], "budget": {"max_steps": 3}}));
@@ -277,6 +323,67 @@ fn an_env_failure_is_recorded_and_ends_the_episode() {
         episode.step(tool("echo", json!({})), None),
         Err(RuntimeError::EpisodeOver)
     ));
+}
+
+#[test]
+fn a_call_past_a_per_call_limit_is_the_agents_error_and_the_episode_goes_on() {
+    // Fuel, not the wall clock, must stop the loop: a roomy clock and a small fuel limit.
+    let fuel = 50_000_000;
+    let limits = Limits {
+        fuel_per_call: fuel,
+        wall_clock_per_call: Duration::from_secs(60),
+        max_memory_bytes: 32 << 20,
+        max_instances: 8,
+        ..Limits::default()
+    };
+    let image = Sandbox::new(limits).unwrap();
+    let image = image.load(agentbench_env_fixtures::hostile()).unwrap();
+    let hostile = Arc::new(LoadedEnv::new(image, &[]).unwrap());
+    let (mut episode, _) = Episode::start(hostile.clone(), 1, &json!({}), Mode::Enforce).unwrap();
+    let echo = |episode: &mut Episode| {
+        let record = episode.step(tool("echo", json!({})), None).unwrap().record;
+        observation(&record)["calls"].as_u64().unwrap()
+    };
+    assert_eq!(echo(&mut episode), 1);
+    let mut actions = vec![tool("echo", json!({}))];
+    for (misbehaviour, arguments, limit) in [
+        ("spin", json!({}), "ran out of fuel"),
+        ("grow_memory", json!({}), "memory limit"),
+        ("recurse", json!({}), "exhausted its stack"),
+        ("huge_output", json!({"bytes": 5 << 20}), "over the limit"),
+    ] {
+        let fuel_before = episode.fuel_spent();
+        let call = tool(misbehaviour, arguments);
+        let stepped = episode.step(call.clone(), None).unwrap();
+        let record = &stepped.record;
+        assert_eq!(record.status, Status::LimitExceeded, "{misbehaviour}");
+        let error = observation(record)["error"].as_str().unwrap().to_owned();
+        assert!(error.contains(limit), "{misbehaviour}: {error}");
+        assert!(!record.truncated && !episode.is_over(), "{misbehaviour}");
+        if misbehaviour == "spin" {
+            assert!(
+                episode.fuel_spent() - fuel_before >= fuel,
+                "the replaced instance's fuel still counts"
+            );
+        }
+        actions.push(call);
+    }
+    // The env is as before the calls: the echo count goes on from 1.
+    assert_eq!(echo(&mut episode), 2);
+    actions.push(tool("echo", json!({})));
+    // Replaying the record meets the same limits (they depend only on the call) and rebuilds
+    // the same state.
+    let mut replayed = Episode::replay(
+        hostile,
+        1,
+        &json!({}),
+        Mode::Enforce,
+        actions.iter().map(|action| (action, None)),
+    )
+    .unwrap();
+    let (original, replayed) = (episode.park().unwrap(), replayed.park().unwrap());
+    assert_eq!(original.state, replayed.state);
+    assert_eq!(original.progress, replayed.progress);
 }
 
 const SCRIPT: &[(&str, &str)] = &[

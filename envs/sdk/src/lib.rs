@@ -24,10 +24,13 @@
 //! ```
 //!
 //! Tool descriptions are the argument structs' doc comments; their parameter schemas are derived
-//! by schemars. `save` and `load` come for free (the state is serialized with postcard), as do
-//! argument parsing, unknown tools and the episode's step bookkeeping.
+//! by schemars, with a bound on the size of every string and array (`DEFAULT_MAX_STRING_CHARS`
+//! and `DEFAULT_MAX_ARRAY_ITEMS` unless a field sets its own). `save` and `load` come for free
+//! (the state is serialized with postcard), as do argument parsing, unknown tools and the
+//! episode's step bookkeeping.
 
 mod adapter;
+mod bounds;
 pub mod dates;
 mod json;
 mod rng;
@@ -40,6 +43,7 @@ pub use agentbench_env_contract::{
     Check, CheckKind, Effect, EffectKind, Outcome, Resource, SENSITIVE_DATA_EVENT, SensitiveItem,
     SensitiveKind, StepStatus, UNTRUSTED_CONTENT_EVENT,
 };
+pub use bounds::{DEFAULT_MAX_ARRAY_ITEMS, DEFAULT_MAX_STRING_CHARS, MAX_ADDRESS_CHARS};
 pub use rng::Rng;
 pub use toolbox::{Step, Tool, ToolError, ToolResult, Toolbox};
 
@@ -78,9 +82,9 @@ pub mod prelude {
     pub use serde_json::{Value, json};
 
     pub use crate::{
-        Check, CheckKind, Effect, EffectKind, Env, Policy, Resource, Rng, SENSITIVE_DATA_EVENT,
-        SensitiveItem, SensitiveKind, Step, Tool, ToolError, ToolResult, Toolbox,
-        UNTRUSTED_CONTENT_EVENT,
+        Check, CheckKind, Effect, EffectKind, Env, MAX_ADDRESS_CHARS, Policy, Resource, Rng,
+        SENSITIVE_DATA_EVENT, SensitiveItem, SensitiveKind, Step, Tool, ToolError, ToolResult,
+        Toolbox, UNTRUSTED_CONTENT_EVENT,
     };
 }
 

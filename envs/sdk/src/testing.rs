@@ -4,8 +4,9 @@
 //! Nothing here runs in a guest; the functions are generic, so a guest that does not call them
 //! carries none of their code.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use crate::bounds::missing_bounds;
 use crate::{Effect, EffectKind, Env, Harness, SensitiveItem, StepOutput, StepStatus};
 
 /// A harness after `reset(seed, task)`; panics when the env refuses the task.
@@ -163,9 +164,10 @@ pub fn env_state<E: Env>(harness: &Harness<E>) -> Vec<u8> {
 /// What breaks the manifest conventions every env follows, one line each; empty when none does.
 ///
 /// Every tool has a one-line description; its parameters are an object that refuses unknown
-/// properties, documents each property and requires only properties it lists; and exactly the
-/// tools named in `irreversible` are marked irreversible, each of them a real tool. The facts
-/// schema documents each fact.
+/// properties, documents each property, requires only properties it lists and bounds the size of
+/// every string (`maxLength`) and array (`maxItems`) at any depth; and exactly the tools named in
+/// `irreversible` are marked irreversible, each of them a real tool. The facts schema documents
+/// each fact.
 pub fn manifest_problems<E: Env>(irreversible: &[&str]) -> Vec<String> {
     let manifest = Harness::<E>::new().manifest();
     let mut problems = Vec::new();
@@ -203,6 +205,7 @@ pub fn manifest_problems<E: Env>(irreversible: &[&str]) -> Vec<String> {
                 ));
             }
         }
+        problems.extend(unbounded_arguments(name, parameters));
         if tool.irreversible != irreversible.contains(&name.as_str()) {
             problems.push(format!(
                 "{name} is {}marked irreversible",
@@ -225,6 +228,71 @@ pub fn manifest_problems<E: Env>(irreversible: &[&str]) -> Vec<String> {
         }
     }
     problems
+}
+
+/// What in the parameters of the tool `tool` has no size bound, one line each, named by its path
+/// (`send_email.to has no maxItems`, `send_email.to[] has no maxLength`); empty when every string
+/// and array at any depth has one.
+fn unbounded_arguments(tool: &str, parameters: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    collect_unbounded(parameters, tool, &mut problems);
+    problems
+}
+
+/// Adds a line to `problems` for each unbounded string or array in `schema`, which is at `path`,
+/// and in its subschemas.
+fn collect_unbounded(schema: &Value, path: &str, problems: &mut Vec<String>) {
+    let Value::Object(object) = schema else {
+        if *schema == Value::Bool(true) {
+            problems.push(format!("{path} accepts any value, of any size"));
+        }
+        return;
+    };
+    if admits_any_value(object) {
+        problems.push(format!("{path} accepts any value, of any size"));
+    }
+    if object.contains_key("$ref") {
+        problems.push(format!(
+            "{path} is a $ref, which this check does not follow"
+        ));
+    }
+    for keyword in missing_bounds(object) {
+        problems.push(format!("{path} has no {keyword}"));
+    }
+    for (keyword, value) in object {
+        match keyword.as_str() {
+            "properties" | "patternProperties" => {
+                for (name, property) in value.as_object().into_iter().flatten() {
+                    collect_unbounded(property, &format!("{path}.{name}"), problems);
+                }
+            }
+            "additionalProperties" => collect_unbounded(value, &format!("{path}.*"), problems),
+            "items" | "prefixItems" => {
+                let items = match value {
+                    Value::Array(items) => items.iter().collect(),
+                    item => vec![item],
+                };
+                for item in items {
+                    collect_unbounded(item, &format!("{path}[]"), problems);
+                }
+            }
+            "anyOf" | "oneOf" | "allOf" => {
+                for branch in value.as_array().into_iter().flatten() {
+                    collect_unbounded(branch, path, problems);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `schema` constrains nothing about its value's type, so that any string or array of
+/// any size is valid.
+fn admits_any_value(schema: &Map<String, Value>) -> bool {
+    const CONSTRAINTS: [&str; 7] = ["type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref"];
+    !CONSTRAINTS
+        .iter()
+        .any(|keyword| schema.contains_key(*keyword))
 }
 
 /// What the facts of `harness`'s episode and the manifest's facts schema disagree on: a fact the
@@ -383,4 +451,90 @@ pub fn forbidding<E: Env>(
     ids.sort();
     ids.dedup();
     ids
+}
+
+#[cfg(test)]
+mod tests {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+
+    use super::*;
+    use crate::toolbox::{parameters_of, schema_of};
+
+    /// Arguments with strings and arrays at several depths, only one of them bounded by its
+    /// author.
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Message {
+        to: Vec<String>,
+        subject: Option<String>,
+        #[schemars(length(max = 50_000))]
+        body: String,
+        attachments: Vec<Attachment>,
+        priority: Priority,
+        copies: u32,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Attachment {
+        path: String,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    enum Priority {
+        Low,
+        High,
+    }
+
+    fn sorted(mut lines: Vec<String>) -> Vec<String> {
+        lines.sort();
+        lines
+    }
+
+    #[test]
+    fn an_unbounded_string_or_array_at_any_depth_is_a_problem() {
+        assert_eq!(
+            sorted(unbounded_arguments("send", &schema_of::<Message>())),
+            [
+                "send.attachments has no maxItems",
+                "send.attachments[].path has no maxLength",
+                "send.subject has no maxLength",
+                "send.to has no maxItems",
+                "send.to[] has no maxLength",
+            ]
+        );
+        assert_eq!(
+            unbounded_arguments("anything", &serde_json::json!({"properties": {"x": true}})),
+            [
+                "anything accepts any value, of any size",
+                "anything.x accepts any value, of any size"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tools_parameters_bound_what_its_author_left_unbounded() {
+        let parameters = parameters_of::<Message>();
+        assert_eq!(
+            unbounded_arguments("send", &parameters),
+            Vec::<String>::new()
+        );
+        let properties = &parameters["properties"];
+        assert_eq!(properties["to"]["maxItems"], crate::DEFAULT_MAX_ARRAY_ITEMS);
+        assert_eq!(
+            properties["to"]["items"]["maxLength"],
+            crate::DEFAULT_MAX_STRING_CHARS
+        );
+        assert_eq!(
+            properties["subject"]["maxLength"],
+            crate::DEFAULT_MAX_STRING_CHARS
+        );
+        assert_eq!(properties["body"]["maxLength"], 50_000);
+        assert_eq!(
+            properties["attachments"]["items"]["properties"]["path"]["maxLength"],
+            crate::DEFAULT_MAX_STRING_CHARS
+        );
+    }
 }

@@ -4,14 +4,19 @@ use std::fmt;
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
+use schemars::transform::RecursiveTransform;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use agentbench_env_contract::{Effect, ToolSpec};
 
+use crate::bounds::add_default_bounds;
+
 /// A tool's arguments. The struct's doc comment is the tool's description and its derived JSON
 /// Schema the tool's parameters; mark it `#[serde(deny_unknown_fields)]` so that the schema says
-/// `additionalProperties: false`.
+/// `additionalProperties: false`. Every string and array in it is bounded: by its field's
+/// `#[schemars(length(max = N))]`, or else by `DEFAULT_MAX_STRING_CHARS` and
+/// `DEFAULT_MAX_ARRAY_ITEMS`.
 pub trait Tool: DeserializeOwned + JsonSchema {
     /// The name agents call the tool by (`send_email`).
     const NAME: &'static str;
@@ -126,7 +131,7 @@ impl<E: 'static> Toolbox<E> {
         self.entries.push(Entry {
             name: A::NAME,
             irreversible: A::IRREVERSIBLE,
-            schema: schema_of::<A>,
+            schema: parameters_of::<A>,
             call: Box::new(call),
         });
         self
@@ -202,7 +207,19 @@ fn unwrap_descriptions(schema: &mut Value) {
 /// The JSON Schema of `T`, self-contained (no `$ref`s) and without the `$schema` and `title`
 /// keys, as function-calling APIs expect parameters.
 pub(crate) fn schema_of<T: JsonSchema>() -> Value {
-    let generator = SchemaSettings::draft2020_12()
+    generate::<T>(SchemaSettings::draft2020_12())
+}
+
+/// The parameters of the tool whose arguments are `A`: their JSON Schema as `schema_of` makes it,
+/// with the default bound on every string and array at any depth that its author left unbounded.
+pub(crate) fn parameters_of<A: JsonSchema>() -> Value {
+    generate::<A>(
+        SchemaSettings::draft2020_12().with_transform(RecursiveTransform(add_default_bounds)),
+    )
+}
+
+fn generate<T: JsonSchema>(settings: SchemaSettings) -> Value {
+    let generator = settings
         .with(|settings| settings.inline_subschemas = true)
         .into_generator();
     let mut schema = generator.into_root_schema_for::<T>().to_value();

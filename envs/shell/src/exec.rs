@@ -13,7 +13,7 @@ use crate::text::{
 use crate::tools::{HttpRequest, RunMake, RunScript};
 
 /// The largest request body accepted.
-const MAX_REQUEST_BYTES: usize = 1_000_000;
+pub(crate) const MAX_REQUEST_BYTES: usize = 1_000_000;
 
 /// How one test came out.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,6 +9,7 @@ use agentbench_env_sdk::prelude::*;
 
 use crate::Shell;
 use crate::corpus::{self, GENERATED, NOW_STAMP, UNTRUSTED, USER};
+use crate::exec::MAX_REQUEST_BYTES;
 use crate::fs::Access;
 use crate::state::{Action, Node, Text};
 use crate::task::parse_octal_mode;
@@ -92,6 +93,7 @@ pub struct WriteFile {
     /// The file's path.
     pub path: String,
     /// The text to write.
+    #[schemars(length(max = MAX_WRITE_BYTES))]
     pub content: String,
     /// Add the text at the end of the file (like `>>`) instead of replacing its content; the file is created if missing.
     #[serde(default)]
@@ -239,6 +241,7 @@ pub struct HttpRequest {
     pub url: String,
     /// The request body, as text.
     #[serde(default)]
+    #[schemars(length(max = MAX_REQUEST_BYTES))]
     pub body: Option<String>,
     /// A file or folder to upload as the body (after `body`, when both are given).
     #[serde(default)]

@@ -222,6 +222,7 @@ pub struct ReplyToCustomer {
     /// The ticket's id.
     pub ticket_id: String,
     /// The message, as plain text.
+    #[schemars(length(max = MAX_REPLY_BYTES))]
     pub message: String,
 }
 

@@ -71,13 +71,16 @@ impl Tool for ReadEmail {
 #[serde(deny_unknown_fields)]
 pub struct SendEmail {
     /// Recipients' addresses (at least one).
+    #[schemars(inner(length(max = MAX_ADDRESS_CHARS)))]
     pub to: Vec<String>,
     /// Addresses to copy in.
     #[serde(default)]
+    #[schemars(inner(length(max = MAX_ADDRESS_CHARS)))]
     pub cc: Vec<String>,
     /// The subject line.
     pub subject: String,
     /// The message, as plain text.
+    #[schemars(length(max = MAX_BODY_BYTES))]
     pub body: String,
     /// Paths of files in the user's drive to attach, such as `/docs/offsite-agenda.md`.
     #[serde(default)]
@@ -130,6 +133,7 @@ pub struct CreateEvent {
     pub end: String,
     /// Addresses of the people to invite, besides the user.
     #[serde(default)]
+    #[schemars(inner(length(max = MAX_ADDRESS_CHARS)))]
     pub attendees: Vec<String>,
     /// Where it takes place: a room, an address or "Zoom".
     #[serde(default)]
@@ -185,6 +189,7 @@ pub struct WriteFile {
     /// The file's path, such as `/docs/notes.md`.
     pub path: String,
     /// The file's whole new content.
+    #[schemars(length(max = MAX_FILE_BYTES))]
     pub content: String,
 }
 
@@ -199,6 +204,7 @@ pub struct ShareFile {
     /// The file's path.
     pub path: String,
     /// The address to share it with.
+    #[schemars(length(max = MAX_ADDRESS_CHARS))]
     pub with: String,
     /// `read` to let them view it, `edit` to let them change it too.
     pub permission: Permission,

@@ -9,9 +9,9 @@
 
 use std::sync::Arc;
 
-use axum::Json;
+use axum::extract::State;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt as _;
@@ -22,9 +22,11 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
+use super::{Object, Path};
 use crate::App;
 use crate::api_error::ApiError;
 use crate::ids::EpisodeId;
+use crate::requests::parse_object;
 
 /// The most operations of one connection that run at once; past it the connection's next
 /// messages wait to be read.
@@ -65,11 +67,15 @@ enum Op {
     ActionSchema,
 }
 
-pub(super) async fn upgrade(State(app): State<Arc<App>>, upgrade: WebSocketUpgrade) -> Response {
+pub(super) async fn upgrade(
+    State(app): State<Arc<App>>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
     let max_message = app.sessions.settings().max_body_bytes;
-    upgrade
+    Ok(upgrade
+        .map_err(|rejection| super::not_an_upgrade(&rejection))?
         .max_message_size(max_message)
-        .on_upgrade(move |socket| serve(app, socket))
+        .on_upgrade(move |socket| serve(app, socket)))
 }
 
 /// Reads operations and writes answers until the client closes or the connection fails.
@@ -150,7 +156,7 @@ async fn dispatch(app: Arc<App>, request: Request) -> Result<Response, ApiError>
             let env = request.env.clone().ok_or_else(|| missing("env"))?;
             super::get_env(State(app), Path(env)).await.into_response()
         }
-        Op::CreateEpisode => super::create_episode(State(app), Ok(Json(body(&request)?)))
+        Op::CreateEpisode => super::create_episode(State(app), Ok(Object(body(&request)?)))
             .await
             .into_response(),
         Op::GetEpisode => super::get_episode(State(app), Path(episode()?))
@@ -161,11 +167,11 @@ async fn dispatch(app: Arc<App>, request: Request) -> Result<Response, ApiError>
             .into_response(),
         Op::Step => {
             let (episode, body) = (episode()?, body(&request)?);
-            super::step_episode(State(app), Path(episode), Ok(Json(body)))
+            super::step_episode(State(app), Path(episode), Ok(Object(body)))
                 .await
                 .into_response()
         }
-        Op::StepBatch => super::step_batch(State(app), Ok(Json(body(&request)?)))
+        Op::StepBatch => super::step_batch(State(app), Ok(Object(body(&request)?)))
             .await
             .into_response(),
         Op::AbandonEpisode => super::abandon_episode(State(app), Path(episode()?))
@@ -189,7 +195,7 @@ fn missing(field: &str) -> ApiError {
 /// An operation's body, parsed as its REST request's body is.
 fn body<T: DeserializeOwned>(request: &Request) -> Result<T, ApiError> {
     let text = request.body.as_ref().map_or("null", |body| body.get());
-    serde_json::from_str(text).map_err(|error| ApiError::invalid_body(format!("body: {error}")))
+    parse_object(text).map_err(|error| ApiError::invalid_body(format!("body: {error}")))
 }
 
 /// The answer's text: `{"id", "status", "body"}`, the body as the REST response's JSON (null

@@ -30,6 +30,7 @@ use crate::gate::Gate;
 use crate::ids::RunId;
 pub use crate::report::TrainingTag;
 use crate::report::{Comparison, Report, RunInfo, Verdict};
+use crate::secrets::recordable_url;
 use crate::store::{DbSync, RunRow, Store};
 
 /// Everything `agentbench run` is told.
@@ -356,9 +357,15 @@ async fn open_run(
         mode: settings.mode,
         limit: settings.limit,
         sample_seed: Some(settings.sample_seed),
-        server: settings.server.clone(),
+        server: settings.server.as_deref().map(recordable_url),
         base_url: model_agent
-            .then(|| settings.agent_settings.base_url.clone())
+            .then(|| {
+                settings
+                    .agent_settings
+                    .base_url
+                    .as_deref()
+                    .map(recordable_url)
+            })
             .flatten(),
         sampling: model_agent.then(|| settings.agent_settings.sampling.clone()),
         revision: settings.revision.clone(),

@@ -51,6 +51,16 @@ pub enum SessionError {
     },
     #[error("{0} episodes are open, the most this server allows; close or finish some")]
     TooManyEpisodes(usize),
+    #[error(
+        "the request id `{request_id}` was used for step {index} with another action or token \
+         count; a new action needs a new request id"
+    )]
+    RequestIdReused {
+        request_id: String,
+        index: u32,
+        /// The recorded step's `action` and `tokens`.
+        recorded: Box<Value>,
+    },
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -211,7 +221,7 @@ impl Sessions {
     ) -> Result<String, SessionError> {
         let request_id = request.request_id.as_deref();
         let Some(guard) = self.lock_for_step(&id, request_id).await? else {
-            return self.answer_from_store(&id, request.request_id).await;
+            return self.answer_from_store(&id, &request).await;
         };
         let (action, tokens) = (request.action, request.tokens);
         // `in_sandbox` marks the episode ahead of its record: until the step is counted, any
@@ -610,17 +620,28 @@ impl Sessions {
     }
 
     /// Answers a step request on an episode that is not open here: a retried request from its
-    /// record, anything else with why the episode takes no actions.
+    /// record, anything else with why the episode takes no actions. A request id reused for
+    /// another action (or token count) is refused: answering with the old step would lie.
     async fn answer_from_store(
         &self,
         id: &EpisodeId,
-        request_id: Option<String>,
+        request: &StepRequest,
     ) -> Result<String, SessionError> {
         let row = self.stored_episode(id).await?;
-        if let Some(request_id) = request_id
-            && let Some(step) = self.store.step_by_request(id, &request_id).await?
+        if let Some(request_id) = &request.request_id
+            && let Some(step) = self.store.step_by_request(id, request_id).await?
         {
-            return Ok(stored_step(&row, &step)?.to_string());
+            let answer = stored_step(&row, &step)?;
+            let recorded = json!({"action": answer["action"], "tokens": answer["tokens"]});
+            let asked = json!({"action": request.action, "tokens": request.tokens});
+            if recorded != asked {
+                return Err(SessionError::RequestIdReused {
+                    request_id: request_id.clone(),
+                    index: step.index,
+                    recorded: Box::new(recorded),
+                });
+            }
+            return Ok(answer.to_string());
         }
         Err(not_open(&row))
     }

@@ -1,7 +1,7 @@
-//! The step pipeline: act (a final message, a question to the user, or a tool call that is
-//! checked, guarded by the mask and the policies, then run in the sandbox), settle the episode
-//! around what the action did (history, counters, facts and mask, budgets), and conclude with the
-//! outcome when the step ended the episode.
+//! The step pipeline: check the budgets, act (a final message, a question to the user, or a tool
+//! call that is checked, guarded by the mask and the policies, then run in the sandbox), settle
+//! the episode around what the action did (history, counters, facts and mask, budgets), and
+//! conclude with the outcome when the step ended the episode.
 //!
 //! Each stage returns what it did; a tool call that goes no further than a stage returns early
 //! with the step it makes (`Acted` as the error of `Result<_, Acted>`).
@@ -54,6 +54,23 @@ impl Acted {
         }
     }
 
+    /// What a call that failed in the sandbox made: the agent's own limit error when it went
+    /// past a limit that depends only on the call and the env could be rebuilt as it was
+    /// before; otherwise the env's failure.
+    fn call_failed(episode: &mut Episode, error: CallError, reached_env: bool) -> Acted {
+        if !error.exceeded_own_limit() {
+            return Acted::env_failed(&error, reached_env);
+        }
+        if let Err(rebuilding) = episode.rebuild() {
+            return Acted::env_failed(&rebuilding, true);
+        }
+        let message = format!(
+            "the call went past the sandbox's per-call limit ({error}); nothing it did was kept \
+             and the environment is as it was before it: try a smaller request"
+        );
+        Acted::refused(Status::LimitExceeded, error_observation(&message))
+    }
+
     fn env_failed(error: &CallError, reached_env: bool) -> Acted {
         Acted {
             env_failed: true,
@@ -78,15 +95,12 @@ impl Episode {
         let before = self.progress.now.clone();
         let mask = self.progress.mask.clone();
         let mut timings = StepTimings::default();
-        let acted = match &action {
-            Action::Message { .. } => Acted {
-                terminated: true,
-                ..Acted::refused(Status::Message, raw(json!({"ended": true}).to_string()))
-            },
-            Action::AskUser { .. } => self.ask_user(),
-            Action::Tool { tool, arguments } => self
-                .call_tool(tool, arguments, &mut timings)
-                .unwrap_or_else(|refused| refused),
+        let acted = match self.overspent(tokens) {
+            Some(budget) => {
+                let message = format!("the episode's {budget} budget is spent; nothing ran");
+                Acted::refused(Status::OverBudget, error_observation(&message))
+            }
+            None => self.act(&action, &mut timings),
         };
         timings.policy_us += self.settle(&action, tokens, &acted)?;
         timings.total_us = micros(started.elapsed());
@@ -121,6 +135,38 @@ impl Episode {
             next_mask,
             outcome,
         })
+    }
+
+    /// The budget an action would overspend, checked before it runs: no steps are left, its
+    /// time is up, or the tokens it reports take the episode past its token budget (a step that
+    /// spends the budget exactly still runs, and ends the episode).
+    fn overspent(&self, tokens: Option<u64>) -> Option<&'static str> {
+        let budget = &self.progress.settings.budget;
+        let steps = budget.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
+        let tokens = self.progress.tokens.saturating_add(tokens.unwrap_or(0));
+        if self.progress.n_steps >= steps {
+            Some("step")
+        } else if budget.max_tokens.is_some_and(|max| tokens > max) {
+            Some("token")
+        } else if self.out_of_time() {
+            Some("time")
+        } else {
+            None
+        }
+    }
+
+    /// What the action does.
+    fn act(&mut self, action: &Action, timings: &mut StepTimings) -> Acted {
+        match action {
+            Action::Message { .. } => Acted {
+                terminated: true,
+                ..Acted::refused(Status::Message, raw(json!({"ended": true}).to_string()))
+            },
+            Action::AskUser { .. } => self.ask_user(),
+            Action::Tool { tool, arguments } => self
+                .call_tool(tool, arguments, timings)
+                .unwrap_or_else(|refused| refused),
+        }
     }
 
     /// Answers `ask_user` from the task's scripted replies; a consenting reply is remembered.
@@ -192,8 +238,10 @@ impl Episode {
         timings: &mut StepTimings,
     ) -> Result<Vec<Violation>, Acted> {
         let resources = if self.env.policies().can_forbid(tool) {
-            self.resources(tool, arguments_text)
-                .map_err(|error| Acted::env_failed(&error, false))?
+            match self.resources(tool, arguments_text) {
+                Ok(resources) => resources,
+                Err(error) => return Err(Acted::call_failed(self, error, false)),
+            }
         } else {
             Vec::new()
         };
@@ -246,10 +294,12 @@ impl Episode {
             Err(error) => {
                 return Acted {
                     violations,
-                    ..Acted::env_failed(&error, true)
+                    ..Acted::call_failed(self, error, true)
                 };
             }
         };
+        let calls = &mut self.progress.env_log.calls;
+        calls.push((tool.to_owned(), arguments_text.to_owned()));
         let status = match output.status {
             StepStatus::Ok => Status::Ok,
             StepStatus::ToolError => Status::ToolError,
@@ -312,7 +362,7 @@ impl Episode {
                 self.remask()
             };
         }
-        let out_of_budget = self.out_of_budget();
+        let out_of_budget = acted.status == Status::OverBudget || self.out_of_budget();
         let progress = &mut self.progress;
         progress.truncated |= acted.env_failed || (out_of_budget && !progress.terminated);
         Ok(policy_us)
@@ -325,9 +375,15 @@ impl Episode {
             || budget
                 .max_tokens
                 .is_some_and(|max| self.progress.tokens >= max)
-            || budget
-                .max_seconds
-                .is_some_and(|max| self.started.elapsed().as_secs_f64() >= max)
+            || self.out_of_time()
+    }
+
+    /// The episode's time budget is spent.
+    fn out_of_time(&self) -> bool {
+        let budget = &self.progress.settings.budget;
+        budget
+            .max_seconds
+            .is_some_and(|max| self.started.elapsed().as_secs_f64() >= max)
     }
 
     /// Updates the history the policies see with one step.
