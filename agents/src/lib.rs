@@ -9,6 +9,7 @@
 pub mod chat;
 mod openai;
 mod scripted;
+pub mod secrets;
 mod spec;
 
 use std::future::Future;

@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::chat::{
     DEFAULT_CHARS_PER_TOKEN, Sampling, decision_from_reply, prompt_density, request_body,
 };
+use crate::secrets::recordable_url;
 use crate::{Agent, AgentError, BoxFuture, Decision, View};
 
 /// OpenAI's own endpoint.
@@ -147,13 +148,13 @@ impl ChatClient {
         let response = request
             .send()
             .await
-            .map_err(|error| self.transport_failure(&error))?;
+            .map_err(|error| self.transport_failure(error))?;
         let status = response.status();
         if status.is_success() {
             let bytes = response
                 .bytes()
                 .await
-                .map_err(|error| self.transport_failure(&error))?;
+                .map_err(|error| self.transport_failure(error))?;
             return serde_json::from_slice(&bytes).map_err(|error| Failure {
                 error: AgentError::BadReply(format!("the body is not JSON: {error}")),
                 retry: false,
@@ -179,16 +180,18 @@ impl ChatClient {
     }
 
     /// A failure to get an answer at all: a timeout, or no connection (both worth retrying),
-    /// or a request that could not be built (not).
-    fn transport_failure(&self, error: &reqwest::Error) -> Failure {
+    /// or a request that could not be built (not). Neither names the URL with its credentials:
+    /// the error is recorded with the episode.
+    fn transport_failure(&self, error: reqwest::Error) -> Failure {
         let (error, retry) = if error.is_timeout() {
             (AgentError::Timeout(self.settings.timeout), true)
         } else {
+            let retry = !error.is_builder();
             let unreachable = AgentError::Unreachable {
-                url: self.url.clone(),
-                reason: with_sources(error),
+                url: recordable_url(&self.url),
+                reason: with_sources(&error.without_url()),
             };
-            (unreachable, !error.is_builder())
+            (unreachable, retry)
         };
         Failure {
             error,

@@ -23,7 +23,6 @@ pub mod rescore;
 pub mod rollout;
 pub mod run;
 mod runs_api;
-pub mod secrets;
 pub mod serving;
 pub mod sessions;
 pub mod store;

@@ -147,6 +147,19 @@ fn served(app: &App, env: &str) -> Result<Arc<LoadedEnv>, ApiError> {
     Ok(app.sessions.env(env)?.clone())
 }
 
+/// Refuses, as unknown, an episode of another env than the route's: a step through the
+/// `banking` routes must not act on a `workspace` episode.
+async fn of_env(app: &App, env: &str, episode: &EpisodeId) -> Result<(), ApiError> {
+    let episode_env = app.sessions.env_of(episode).await?;
+    if episode_env.manifest().name != env {
+        return Err(ApiError::not_found(
+            &format!("{env} episode"),
+            episode.as_str(),
+        ));
+    }
+    Ok(())
+}
+
 async fn health(
     State(app): State<Arc<App>>,
     Path(env): Path<String>,
@@ -438,6 +451,7 @@ async fn http_step(
 ) -> Result<Json<Value>, ApiError> {
     served(&app, &env)?;
     let Object(body) = body?;
+    of_env(&app, &env, &body.episode_id).await?;
     http_answer(step(&app, &body.episode_id, body.action, body.request_id).await)
 }
 
@@ -454,6 +468,7 @@ async fn http_state(
             rejection.body_text(),
         )
     })?;
+    of_env(&app, &env, &query.episode_id).await?;
     http_answer(state(&app, &query.episode_id).await)
 }
 

@@ -575,6 +575,31 @@ async fn a_host_not_allowed_answers_421() {
     assert_eq!(app.app.sessions.open_counts().0, 3);
 }
 
+/// OpenEnv's HTTP routes are per env: an episode of another env is unknown there, and no step
+/// reaches it.
+#[tokio::test]
+async fn openenv_routes_refuse_an_episode_of_another_env() {
+    let app = app(ServeSettings::default()).await;
+    let (status, reset) = post(&app, "/openenv/workspace/reset", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{reset}");
+    let episode = reset["metadata"]["episode_id"].as_str().unwrap().to_owned();
+    let list = json!({"action": {"type": "list_tools"}, "episode_id": episode});
+    let (status, body) = post(&app, "/openenv/banking/step", list.clone()).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(body["error"]["code"], "not_found");
+    let state = format!("/openenv/banking/state?episode_id={episode}");
+    let (status, _) = call(&app, Method::GET, &state, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = post(&app, "/openenv/workspace/step", list).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, trajectory) = call(&app, Method::GET, &format!("/v1/episodes/{episode}"), None).await;
+    assert_eq!(
+        trajectory["steps"].as_array().unwrap().len(),
+        0,
+        "list_tools takes no step"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_steps_on_one_episode_are_serialised_and_all_recorded() {
     let app = app(ServeSettings::default()).await;

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
+use agentbench_agents::secrets::recordable_url;
 use agentbench_agents::{Agent, AgentSettings, Sampling, build_agent};
 use agentbench_datasets::{Scenario, Suite, stratified};
 use agentbench_env_runtime::Mode;
@@ -30,7 +31,6 @@ use crate::gate::Gate;
 use crate::ids::RunId;
 pub use crate::report::TrainingTag;
 use crate::report::{Comparison, Report, RunInfo, Verdict};
-use crate::secrets::recordable_url;
 use crate::store::{DbSync, RunRow, Store};
 
 /// Everything `agentbench run` is told.

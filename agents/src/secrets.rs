@@ -1,7 +1,7 @@
 //! Secrets kept out of what is recorded: a URL's credentials and key-like query parameters.
 //!
-//! A run records the model endpoint and server it used (`RunInfo::base_url`, `server`), and
-//! those are published at `/v1/runs` and on the leaderboard; a user who put a key in the URL
+//! A run records the model endpoint and server it used, and the errors its agent met; those are
+//! published at `/v1/runs` and on the leaderboard. A user who put a key in the URL
 //! (`https://user:password@host/v1`, `?api_key=...`) must not see it published.
 
 use reqwest::Url;
@@ -35,12 +35,16 @@ const SECRET_SUFFIXES: &[&str] = &[
 pub const REDACTED: &str = "REDACTED";
 
 /// `url` as it may be recorded: without user name and password, and with the value of every
-/// key-like query parameter replaced by `REDACTED`. Text that is not a URL is recorded as
-/// `(not a URL)`, since it may hold anything.
+/// key-like query parameter replaced by `REDACTED`; unchanged when it holds neither. Text that
+/// is not a URL is recorded as `(not a URL)`, since it may hold anything.
 pub fn recordable_url(url: &str) -> String {
     let Ok(mut parsed) = Url::parse(url) else {
         return "(not a URL)".to_owned();
     };
+    let has_secret = parsed.query_pairs().any(|(name, _)| is_secret(&name));
+    if parsed.username().is_empty() && parsed.password().is_none() && !has_secret {
+        return url.to_owned();
+    }
     if !parsed.username().is_empty() || parsed.password().is_some() {
         // Only URLs that cannot hold credentials refuse these, and those have none to remove.
         let _ = parsed.set_username("");
@@ -92,5 +96,10 @@ mod tests {
             "https://api.openai.com/v1"
         );
         assert_eq!(recordable_url("sk-live-not-a-url"), "(not a URL)");
+        // Nothing to remove: exactly as given, without a slash added.
+        assert_eq!(
+            recordable_url("http://127.0.0.1:8080"),
+            "http://127.0.0.1:8080"
+        );
     }
 }
