@@ -428,7 +428,9 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts a server on a free loopback port with `args`, and waits until it listens.
+    /// Starts a server on a free loopback port with `args`, and waits until it listens. `db`
+    /// must outlive the server: a SQLite `Db` removes its folder when dropped, and the server's
+    /// new connections to the database then fail (503 `store_unavailable`).
     pub fn start(db: &Db, args: &[&str]) -> Server {
         let mut child = Command::new(agentbench_binary())
             .args(["serve", "--addr", "127.0.0.1:0", "--db", &db.url()])

@@ -55,7 +55,8 @@ fn healthz(stream: &mut TcpStream) -> String {
 
 #[test]
 fn slow_silent_and_idle_clients_are_disconnected() {
-    let server = Server::start(&Db::sqlite(), &["--header-timeout", "1s"]);
+    let db = Db::sqlite();
+    let server = Server::start(&db, &["--header-timeout", "1s"]);
     let mut silent = TcpStream::connect(server.addr).unwrap();
     let mut partial = TcpStream::connect(server.addr).unwrap();
     partial
@@ -100,7 +101,8 @@ fn a_body_that_stops_arriving_answers_408_and_the_connection_closes() {
 
 #[test]
 fn connections_past_the_cap_wait_until_one_closes() {
-    let server = Server::start(&Db::sqlite(), &["--max-connections", "2"]);
+    let db = Db::sqlite();
+    let server = Server::start(&db, &["--max-connections", "2"]);
     let mut first = TcpStream::connect(server.addr).unwrap();
     let mut second = TcpStream::connect(server.addr).unwrap();
     assert_eq!(healthz(&mut first), "http/1.1 200 ok");

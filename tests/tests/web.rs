@@ -327,7 +327,8 @@ fn measurements_of_step_scorers_are_recorded_and_served_on_both_stores() {
 
 #[test]
 fn the_page_is_served_from_the_binary_with_a_strict_content_policy() {
-    let server = Server::start(&Db::sqlite(), &[]);
+    let db = Db::sqlite();
+    let server = Server::start(&db, &[]);
     let page = server.get("/");
     assert_eq!(page.status, 200);
     assert_eq!(
