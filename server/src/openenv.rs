@@ -525,11 +525,12 @@ async fn session(app: Arc<App>, env: String, mut socket: WebSocket) {
                     Some("close") => break,
                     Some("reset") => {
                         abandon(&app, current.take()).await;
-                        let body = if data.is_null() {
-                            Ok(Reset::default())
-                        } else {
-                            serde_json::from_value(data)
-                                .map_err(|error| Failure::validation(format!("reset: {error}")))
+                        let body = match data {
+                            Value::Null => Ok(Reset::default()),
+                            // An object only: serde would also take an array of the fields.
+                            Value::Object(fields) => serde_json::from_value(Value::Object(fields))
+                                .map_err(|error| Failure::validation(format!("reset: {error}"))),
+                            _ => Err(Failure::validation("reset: `data` must be an object")),
                         };
                         match body {
                             Ok(body) => reset(&app, &env, body).await.map(|result| {
