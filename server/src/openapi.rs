@@ -209,7 +209,8 @@ const WITH_PATH_PARAMETERS: &[(u16, &str)] = &[(
     400,
     "a path parameter that is not valid UTF-8 once percent-decoded",
 )];
-/// What an operation that takes a body may answer besides.
+/// What an operation that takes a body may answer besides (its own list names only what is its
+/// own).
 const WITH_BODY: &[(u16, &str)] = &[
     BAD_BODY,
     (
@@ -306,13 +307,7 @@ pub fn document() -> Value {
             status: 201,
             response: schema(|g| g.subschema_for::<EpisodeCreated>()),
             query: &[],
-            errors: &[
-                BAD_BODY,
-                (404, "no such env"),
-                UNPROCESSABLE,
-                AT_CAPACITY,
-                STORE,
-            ],
+            errors: &[(404, "no such env"), UNPROCESSABLE, AT_CAPACITY, STORE],
             links: ON_A_NEW_EPISODE,
         },
         Operation {
@@ -349,7 +344,6 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<StepResult>()),
             query: &[],
             errors: &[
-                BAD_BODY,
                 (404, "no such episode"),
                 (409, "the episode is over, expired or abandoned"),
                 UNPROCESSABLE,
@@ -366,13 +360,10 @@ pub fn document() -> Value {
             status: 200,
             response: schema(|g| g.subschema_for::<StepBatchResults>()),
             query: &[],
-            errors: &[
-                BAD_BODY,
-                (
-                    422,
-                    "unknown or missing fields, or more steps than a batch takes",
-                ),
-            ],
+            errors: &[(
+                422,
+                "unknown or missing fields, or more steps than a batch takes",
+            )],
             links: &[],
         },
         Operation {
@@ -571,7 +562,6 @@ pub fn document() -> Value {
             response: Some(OPENENV_RESULT.clone()),
             query: &[],
             errors: &[
-                BAD_BODY,
                 (404, "no such env or episode"),
                 (409, "the episode is over, expired or abandoned"),
                 UNPROCESSABLE,

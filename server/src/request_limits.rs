@@ -14,7 +14,7 @@ use axum::http::header::HOST;
 use axum::http::uri::Authority;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use hyper::body::{Frame, SizeHint};
+use hyper::body::{Body as _, Frame, SizeHint};
 
 use crate::ConnectionLimits;
 use crate::api_error::ApiError;
@@ -74,12 +74,16 @@ fn host_allowed(allowed: &[String], host: &str) -> bool {
 }
 
 /// Gives the request's body `limits.body_timeout` from now to arrive in full: a body still
-/// arriving then fails to read with `BodyTimedOut`, which the API answers 408.
+/// arriving then fails to read with `BodyTimedOut`, which the API answers 408. A request with no
+/// body (most reads) has nothing to time, and gets no timer.
 pub(crate) async fn body_deadline(
     State(limits): State<Arc<ConnectionLimits>>,
     request: Request,
     next: Next,
 ) -> Response {
+    if request.body().is_end_stream() {
+        return next.run(request).await;
+    }
     let within = limits.body_timeout;
     let request = request.map(|body| {
         Body::new(DeadlineBody {

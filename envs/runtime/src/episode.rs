@@ -143,30 +143,29 @@ impl Episode {
             None => None,
         };
         let instance = env.instance()?;
-        let env_log = EnvLog {
-            seed,
-            task: env_task.to_string(),
-            calls: Vec::new(),
+        let progress = Progress {
+            settings,
+            mode,
+            requested,
+            env_log: EnvLog {
+                seed,
+                task: env_task.to_string(),
+                calls: Vec::new(),
+            },
+            ..Progress::default()
         };
         let mut episode = Episode {
             env,
             instance,
-            progress: Progress::default(),
+            progress,
             started: Instant::now(),
             facts_text: None,
             fuel_of_replaced: 0,
         };
         let observation = episode
             .instance
-            .reset(seed, &env_log.task)?
+            .reset(seed, &episode.progress.env_log.task)?
             .map_err(RuntimeError::InvalidTask)?;
-        episode.progress = Progress {
-            settings,
-            mode,
-            requested,
-            env_log,
-            ..Progress::default()
-        };
         episode.look_around()?;
         Ok((episode, observation.into_raw()))
     }
