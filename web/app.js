@@ -56,8 +56,24 @@ function s(tag, attributes, ...children) {
   return element;
 }
 
+/** Where the API key a reader typed is kept: this tab only, gone when it closes. */
+const KEY_ITEM = "agentbench-api-key";
+
 async function api(path) {
-  const response = await fetch(path, { headers: { accept: "application/json" } });
+  const headers = { accept: "application/json" };
+  const key = sessionStorage.getItem(KEY_ITEM);
+  if (key) headers.authorization = `Bearer ${key}`;
+  const response = await fetch(path, { headers });
+  if (response.status === 401) {
+    // A server with keys (`serve --auth keys`) and no public leaderboard: ask for one, once per
+    // refusal, and try again with it.
+    const typed = window.prompt("This server needs an API key (agentbench keys create --scope read):");
+    if (typed && typed.trim()) {
+      sessionStorage.setItem(KEY_ITEM, typed.trim());
+      return api(path);
+    }
+    sessionStorage.removeItem(KEY_ITEM);
+  }
   const body = await response.json().catch(() => null);
   if (!response.ok) {
     const message = body && body.error ? `${body.error.code}: ${body.error.message}` : response.statusText;

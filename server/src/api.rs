@@ -27,6 +27,7 @@ use tracing::Instrument as _;
 use agentbench_env_runtime::LoadedEnv;
 
 use crate::api_error::ApiError;
+use crate::auth::Caller;
 use crate::ids::EpisodeId;
 use crate::requests::{
     BatchStep, CreateEpisode, MAX_BATCH_STEPS, StepBatch, StepRequest, parse_object,
@@ -43,7 +44,8 @@ pub fn router(app: Arc<App>) -> Router {
     let page = crate::web::paths().fold(Router::new(), |router, path| {
         router.route(path, get(move || async move { crate::web::asset(path) }))
     });
-    page.route("/healthz", get(healthz))
+    let routes = page
+        .route("/healthz", get(healthz))
         .route("/openapi.json", get(openapi))
         .route("/v1/envs", get(list_envs))
         .route("/v1/envs/{name}", get(get_env))
@@ -64,7 +66,17 @@ pub fn router(app: Arc<App>) -> Router {
         .merge(crate::openenv::routes())
         .merge(crate::mcp::routes(&app))
         .fallback(unknown_route)
-        .method_not_allowed_fallback(method_not_allowed)
+        .method_not_allowed_fallback(method_not_allowed);
+    // Inside the keys' check, so that a request counts against the key it presented.
+    let routes = match &app.rate_limiter {
+        Some(limiter) => limiter.limit(routes),
+        None => routes,
+    };
+    routes
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            crate::auth::authenticate,
+        ))
         .layer(DefaultBodyLimit::max(max_body_bytes))
         .layer(
             ServiceBuilder::new()
@@ -247,22 +259,25 @@ async fn get_env(
 
 async fn create_episode(
     State(app): State<Arc<App>>,
+    caller: Caller,
     body: Body<CreateEpisode>,
 ) -> Result<Response, ApiError> {
     let Object(request) = body?;
-    let created = to_completion(app.sessions.clone().create(request)).await?;
+    let created = to_completion(app.sessions.clone().create(caller, request)).await?;
     record_episode(created["id"].as_str().unwrap_or_default());
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
 
 async fn step_episode(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path(id): Path<EpisodeId>,
     body: Body<StepRequest>,
 ) -> Result<Response, ApiError> {
     let Object(request) = body?;
     record_episode(id.as_str());
-    let answer = to_completion(app.sessions.clone().step(id, request)).await?;
+    let sessions = app.sessions.clone();
+    let answer = to_completion(async move { sessions.step(&caller, id, request).await }).await?;
     Ok(([(CONTENT_TYPE, "application/json")], answer).into_response())
 }
 
@@ -270,6 +285,7 @@ async fn step_episode(
 /// parses; each item carries the status and body its single step would have answered.
 async fn step_batch(
     State(app): State<Arc<App>>,
+    caller: Caller,
     body: Body<StepBatch>,
 ) -> Result<Response, ApiError> {
     let Object(batch) = body?;
@@ -295,7 +311,7 @@ async fn step_batch(
         }
     }
     let sessions = app.sessions.clone();
-    let mut answers = to_completion(async move { Ok(sessions.step_many(valid).await) })
+    let mut answers = to_completion(async move { Ok(sessions.step_many(&caller, valid).await) })
         .await?
         .into_iter();
     let mut body = String::from(r#"{"results":["#);
@@ -323,47 +339,55 @@ async fn step_batch(
 
 async fn fork_episode(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path(id): Path<EpisodeId>,
 ) -> Result<Response, ApiError> {
     record_episode(id.as_str());
-    let created = to_completion(app.sessions.clone().fork(id)).await?;
+    let sessions = app.sessions.clone();
+    let created = to_completion(async move { sessions.fork(&caller, id).await }).await?;
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
 
 /// Deletes an episode, open or not, and its record.
 async fn delete_episode(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path(id): Path<EpisodeId>,
 ) -> Result<Response, ApiError> {
     record_episode(id.as_str());
-    to_completion(app.sessions.clone().delete(id)).await?;
+    let sessions = app.sessions.clone();
+    to_completion(async move { sessions.delete(&caller, id).await }).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 async fn abandon_episode(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path(id): Path<EpisodeId>,
 ) -> Result<Response, ApiError> {
     record_episode(id.as_str());
-    to_completion(app.sessions.clone().abandon(id)).await?;
+    let sessions = app.sessions.clone();
+    to_completion(async move { sessions.abandon(&caller, id).await }).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 async fn get_episode(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path(id): Path<EpisodeId>,
 ) -> Result<Json<Value>, ApiError> {
     record_episode(id.as_str());
-    Ok(Json(app.sessions.trajectory(&id).await?))
+    Ok(Json(app.sessions.trajectory(&caller, &id).await?))
 }
 
 /// The JSON Schema of the actions an open episode's mask leaves open, for constrained decoding.
 async fn action_schema(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path(id): Path<EpisodeId>,
 ) -> Result<Json<Value>, ApiError> {
     record_episode(id.as_str());
-    Ok(Json(app.sessions.action_schema(&id).await?))
+    Ok(Json(app.sessions.action_schema(&caller, &id).await?))
 }
 
 /// Runs a request that changes episodes to its end, even when the request is dropped (its

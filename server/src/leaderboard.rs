@@ -480,6 +480,7 @@ mod tests {
             report: None,
             created_ms: 0,
             ended_ms: None,
+            tenant: "default".to_owned(),
         };
         assert!(suite_matches(None, &run));
         assert!(suite_matches(Some("safety"), &run));

@@ -3,11 +3,13 @@
 
 mod api;
 mod api_error;
+pub mod auth;
 pub mod best_of_n;
 pub mod builtin;
 pub mod chat_api;
 pub mod gate;
 pub mod ids;
+pub mod keys;
 pub mod label;
 pub mod leaderboard;
 pub mod loadgen;
@@ -16,6 +18,7 @@ pub mod mutate;
 mod openapi;
 mod openenv;
 pub mod prm;
+pub mod rate_limit;
 pub mod report;
 mod request_limits;
 mod requests;
@@ -39,6 +42,8 @@ use agentbench_sandbox::Sandbox;
 use agentbench_scorers::{RuleScorer, StepScorer};
 
 pub use api::router;
+use auth::{Access, KeyRing};
+use rate_limit::{RateLimit, RateLimiter};
 pub use api_error::ApiError;
 use sessions::Sessions;
 use store::{Store, StoreError};
@@ -61,6 +66,10 @@ pub struct ServeSettings {
     pub warm_instances: usize,
     /// Limits on connections and on how long a request may take to arrive.
     pub connections: ConnectionLimits,
+    /// Who may do what: open, or API keys.
+    pub access: Access,
+    /// Each key's (or keyless peer's) quota of requests; none when absent.
+    pub rate_limit: Option<RateLimit>,
 }
 
 /// What a server allows each connection and each request's arrival, so that slow, idle or
@@ -102,6 +111,8 @@ impl Default for ServeSettings {
             max_body_bytes: 1 << 20,
             warm_instances: 4,
             connections: ConnectionLimits::default(),
+            access: Access::Open,
+            rate_limit: None,
         }
     }
 }
@@ -112,6 +123,10 @@ impl Default for ServeSettings {
 pub struct App {
     pub sessions: Arc<Sessions>,
     pub store: Store,
+    /// The keys requests are checked against; none in open mode.
+    pub keys: Option<KeyRing>,
+    /// Each key's quota of requests, when the settings set one.
+    pub rate_limiter: Option<RateLimiter>,
 }
 
 impl App {
@@ -133,10 +148,17 @@ impl App {
         store: Store,
         scorers: Vec<Box<dyn StepScorer>>,
     ) -> Result<App, StoreError> {
+        let keys = match settings.access {
+            Access::Open => None,
+            Access::Keys { .. } => Some(KeyRing::new(store.clone())),
+        };
+        let rate_limiter = settings.rate_limit.map(RateLimiter::new);
         let sessions = Sessions::new(envs, settings, store.clone(), scorers).await?;
         Ok(App {
             sessions: Arc::new(sessions),
             store,
+            keys,
+            rate_limiter,
         })
     }
 

@@ -14,7 +14,9 @@ use agentbench_sandbox::Limits;
 use agentbench_scorers::StepScorer as _;
 use agentbench_server::best_of_n::{BestOfNSettings, compare_best_of_n};
 use agentbench_server::builtin::AddedPolicies;
+use agentbench_server::auth::Access;
 use agentbench_server::chat_api;
+use agentbench_server::keys;
 use agentbench_server::label::{self, RecordedRun};
 use agentbench_server::loadgen::{self, LoadSettings};
 use agentbench_server::mutate;
@@ -87,6 +89,16 @@ enum Command {
         scoring: ScorerArgs,
         #[command(flatten)]
         connections: ConnectionArgs,
+        #[command(flatten)]
+        access: AccessArgs,
+    },
+    /// Make, list and revoke the API keys a server started with `--auth keys` takes.
+    Keys {
+        /// The server's database.
+        #[arg(long, global = true, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
+        db: String,
+        #[command(subcommand)]
+        command: KeysCommand,
     },
     /// Load a server and report episode-creation latency, step throughput and latency, and
     /// resident memory per open episode.
@@ -211,6 +223,31 @@ enum Command {
 }
 
 #[derive(Debug, Subcommand)]
+enum KeysCommand {
+    /// Make a key and print it, once: only its hash is kept.
+    Create {
+        /// The tenant the key acts for: it sees and changes that tenant's episodes and runs
+        /// only. Letters, digits, `-`, `_` and `.`.
+        #[arg(long, default_value = agentbench_server::auth::DEFAULT_TENANT)]
+        tenant: String,
+        /// `read` (the leaderboard, runs, envs and episodes), `run` (also create, step, fork,
+        /// abandon and delete episodes) or `admin` (also delete recorded runs' episodes).
+        #[arg(long)]
+        scope: agentbench_server::auth::Scope,
+        /// A note on what the key is for.
+        #[arg(long, default_value = "")]
+        label: String,
+    },
+    /// List the keys (never their secrets).
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a key by its id (as `list` shows it); servers stop taking it within 5 seconds.
+    Revoke { id: String },
+}
+
+#[derive(Debug, Subcommand)]
 enum EnvsCommand {
     /// Print an env's world as `reset` seeds it (every message, payee, file, customer with its
     /// id), with the agent's first observation, as JSON: what a scenario author refers to.
@@ -272,6 +309,13 @@ struct RunArgs {
     /// A running `agentbench serve` to play on; in process when absent.
     #[arg(long, env = "AGENTBENCH_SERVER")]
     server: Option<String>,
+    /// The API key for `--server`, when it takes keys (sent as `Authorization: Bearer`).
+    #[arg(long, env = "AGENTBENCH_API_KEY", hide_env_values = true, requires = "server")]
+    api_key: Option<String>,
+    /// The tenant the run is recorded for in `--db` (and, in process, its episodes): keys of
+    /// that tenant see it.
+    #[arg(long, env = "AGENTBENCH_TENANT", default_value = agentbench_server::auth::DEFAULT_TENANT)]
+    tenant: String,
     /// Play a sample of N scenarios, spread over every env and category (stratified); the run
     /// is marked partial and never replaces a complete run on the leaderboard.
     #[arg(long, env = "AGENTBENCH_LIMIT")]
@@ -631,6 +675,69 @@ impl ConnectionArgs {
     }
 }
 
+/// Who may do what on a server.
+#[derive(Debug, clap::Args)]
+struct AccessArgs {
+    /// `open` (no keys: whoever reaches the address may do anything) or `keys` (every request
+    /// needs a key from `agentbench keys create`). The default is `open` on a loopback address
+    /// and `keys` on any other.
+    #[arg(long, env = "AGENTBENCH_AUTH")]
+    auth: Option<AuthMode>,
+    /// With keys: reading the leaderboard, the runs (and the episodes they played), the PRM
+    /// results, the trainings and the envs needs no key.
+    #[arg(long, env = "AGENTBENCH_PUBLIC_LEADERBOARD")]
+    public_leaderboard: bool,
+    /// Requests per second each API key may send, sustained (a request without a key counts
+    /// against its peer's address); past it, 429 `rate_limited` with `Retry-After`. 0: no limit.
+    /// A WebSocket counts once, when it opens.
+    #[arg(long, env = "AGENTBENCH_RATE_LIMIT", default_value_t = 0)]
+    rate_limit: u32,
+    /// How many requests past `--rate-limit` a key may send at once, after a quiet spell.
+    #[arg(long, env = "AGENTBENCH_RATE_BURST", default_value_t = 100)]
+    rate_burst: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum AuthMode {
+    Open,
+    Keys,
+}
+
+impl AccessArgs {
+    fn rate_limit(&self) -> Option<agentbench_server::rate_limit::RateLimit> {
+        (self.rate_limit > 0).then_some(agentbench_server::rate_limit::RateLimit {
+            per_second: self.rate_limit,
+            burst: self.rate_burst,
+        })
+    }
+
+    /// The access a server on `addr` grants: open on loopback unless told otherwise, keys
+    /// elsewhere; open elsewhere only when asked for by name.
+    fn access(self, addr: std::net::SocketAddr) -> anyhow::Result<Access> {
+        let loopback = addr.ip().is_loopback();
+        let mode = self.auth.unwrap_or(if loopback {
+            AuthMode::Open
+        } else {
+            AuthMode::Keys
+        });
+        match mode {
+            AuthMode::Open => {
+                anyhow::ensure!(
+                    !self.public_leaderboard,
+                    "--public-leaderboard needs --auth keys: in open mode everything is public"
+                );
+                if !loopback {
+                    tracing::warn!(%addr, "serving without API keys on a non-loopback address: whoever reaches it may read, run and delete every episode");
+                }
+                Ok(Access::Open)
+            }
+            AuthMode::Keys => Ok(Access::Keys {
+                public_leaderboard: self.public_leaderboard,
+            }),
+        }
+    }
+}
+
 /// An `--allowed-host` entry: a host name or address, with a port or without.
 fn parse_host(text: &str) -> Result<String, String> {
     match text.parse::<axum::http::uri::Authority>() {
@@ -745,6 +852,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             scorers,
             scoring,
             connections,
+            access,
         } => {
             let scoring = scoring.settings();
             let later = scorers
@@ -767,9 +875,27 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 episode_ttl,
                 warm_instances,
                 connections: connections.limits(),
+                rate_limit: access.rate_limit(),
+                access: access.access(addr)?,
                 ..ServeSettings::default()
             };
             serve(addr, &db, db_sync, &added, settings, later)?
+        }
+        Command::Keys { db, command } => {
+            let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+            let text = runtime.block_on(async {
+                let store = Store::open(&db, DbSync::Full).await?;
+                match command {
+                    KeysCommand::Create {
+                        tenant,
+                        scope,
+                        label,
+                    } => keys::create(&store, &tenant, scope, &label).await,
+                    KeysCommand::List { json } => keys::list(&store, json).await,
+                    KeysCommand::Revoke { id } => keys::revoke(&store, &id).await,
+                }
+            })?;
+            print!("{text}");
         }
         Command::Bench {
             server,
@@ -1057,6 +1183,10 @@ fn run_suite(args: Box<RunArgs>) -> anyhow::Result<ExitCode> {
         policies,
         scenarios: None,
         training: None,
+        identity: run::Identity {
+            tenant: args.tenant,
+            api_key: args.api_key,
+        },
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let outcome = runtime.block_on(run::run(&settings))?;
@@ -1426,6 +1556,14 @@ fn serve(
         .context("cannot start the async runtime")?;
     let (app, listener) = runtime.block_on(async {
         let store = Store::open(db, db_sync).await?;
+        if matches!(settings.access, Access::Keys { .. }) && !store.has_live_keys().await? {
+            anyhow::bail!(
+                "serving with API keys (the default on a non-loopback address like {addr}) needs a \
+                 key, and {db} has none: make one with `agentbench keys create --scope admin`, or \
+                 pass `--auth open` to serve without keys (whoever reaches the address may then \
+                 do anything)"
+            );
+        }
         let app = Arc::new(App::with_builtin_envs(&sandbox, added, settings, store).await?);
         app.sessions.spawn_expiry();
         app.sessions.score_later(later_scorers);

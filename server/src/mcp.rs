@@ -39,6 +39,7 @@ use agentbench_env_runtime::{Action, LoadedEnv};
 use crate::App;
 use crate::api::Path;
 use crate::api_error::ApiError;
+use crate::auth::Caller;
 use crate::ids::EpisodeId;
 use crate::requests::StepRequest;
 
@@ -59,11 +60,15 @@ pub(crate) fn routes(app: &Arc<App>) -> Router<Arc<App>> {
     Router::new().route(
         "/v1/episodes/{id}/mcp",
         any(
-            move |State(app): State<Arc<App>>, Path(id): Path<EpisodeId>, mut request: Request| {
+            move |State(app): State<Arc<App>>,
+                  caller: Caller,
+                  Path(id): Path<EpisodeId>,
+                  mut request: Request| {
                 let service = service.clone();
                 async move {
-                    // An unknown episode is the REST API's 404, before any MCP.
-                    if let Err(error) = app.sessions.env_of(&id).await {
+                    // An unknown episode (or another tenant's) is the REST API's 404, before
+                    // any MCP.
+                    if let Err(error) = app.sessions.env_of(&caller, &id).await {
                         return ApiError::from(error).into_response();
                     }
                     request.extensions_mut().insert(id);
@@ -95,13 +100,15 @@ const ACTION_TOOLS: [(&str, &str, &str); 2] = [
 ];
 
 impl Episodes {
-    /// The episode a request is for (put there by the route).
-    fn episode(context: &RequestContext<RoleServer>) -> Result<EpisodeId, ErrorData> {
-        context
-            .extensions
-            .get::<axum::http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<EpisodeId>())
+    /// The episode a request is for (put there by the route), and who it acts for (put there
+    /// by the API's middleware).
+    fn episode(context: &RequestContext<RoleServer>) -> Result<(EpisodeId, Caller), ErrorData> {
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        let episode = parts.and_then(|parts| parts.extensions.get::<EpisodeId>());
+        let caller = parts.and_then(|parts| parts.extensions.get::<Caller>());
+        episode
             .cloned()
+            .zip(caller.cloned())
             .ok_or_else(|| ErrorData::internal_error("the request names no episode", None))
     }
 
@@ -153,9 +160,10 @@ impl ServerHandler for Episodes {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let episode = Self::episode(&context)?;
-        let env = self.app.sessions.env_of(&episode).await.map_err(internal)?;
-        let mask = self.app.sessions.mask(&episode).await.map_err(internal)?;
+        let (episode, caller) = Self::episode(&context)?;
+        let sessions = &self.app.sessions;
+        let env = sessions.env_of(&caller, &episode).await.map_err(internal)?;
+        let mask = sessions.mask(&caller, &episode).await.map_err(internal)?;
         let mut tools: Vec<Tool> = env
             .manifest()
             .tools
@@ -195,15 +203,16 @@ impl ServerHandler for Episodes {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let episode = Self::episode(&context)?;
-        let env = self.app.sessions.env_of(&episode).await.map_err(internal)?;
+        let (episode, caller) = Self::episode(&context)?;
+        let sessions = &self.app.sessions;
+        let env = sessions.env_of(&caller, &episode).await.map_err(internal)?;
         let step = StepRequest {
             action: Self::action(&env, request),
             request_id: None,
             tokens: None,
             agent: None,
         };
-        let answer = match self.app.sessions.clone().step(episode, step).await {
+        let answer = match sessions.clone().step(&caller, episode, step).await {
             Ok(answer) => answer,
             Err(error) if error.ended() => {
                 let result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);

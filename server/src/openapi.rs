@@ -118,6 +118,8 @@ struct Trajectory {
     truncated: bool,
     outcome: Option<Outcome>,
     forked_from: Option<ForkedFrom>,
+    /// The suite run this episode was played for, if any: it is that run's evidence.
+    run_id: Option<String>,
     steps: Vec<StepResult>,
 }
 
@@ -155,7 +157,8 @@ struct ErrorDetail {
     /// `episode_over`, `episode_expired`, `episode_abandoned`, `request_id_reused` (its details
     /// are the recorded step's `action` and `tokens`), `too_many_episodes`, `too_many_steps`,
     /// `method_not_allowed`, `unknown_route`, `invalid_query`, `invalid_path`, `run_not_done`,
-    /// `request_timeout`, `host_not_allowed`, `upgrade_required`,
+    /// `request_timeout`, `host_not_allowed`, `upgrade_required`, `unauthorized`, `forbidden`,
+    /// `recorded_run_episode`, `rate_limited`,
     /// `store_unavailable`, `store_corrupt`, `env_unavailable`, `internal`.
     code: String,
     message: String,
@@ -199,11 +202,28 @@ const AT_CAPACITY: (u16, &str) = (
     "the server's limit of open episodes is reached; see Retry-After",
 );
 
+/// The operations that never need a key.
+const NO_KEY: [&str; 2] = ["health", "openapi"];
+
 /// What any operation may answer besides its own errors.
-const EVERY_OPERATION: &[(u16, &str)] = &[(
-    421,
-    "the request names a host this server does not answer (`serve --allowed-host`)",
-)];
+const EVERY_OPERATION: &[(u16, &str)] = &[
+    (
+        401,
+        "the server takes API keys and the request has no valid one (`Authorization: Bearer KEY`)",
+    ),
+    (
+        403,
+        "the key's scope does not allow this (taking actions needs `run`; deleting a recorded run's episode, `admin`)",
+    ),
+    (
+        421,
+        "the request names a host this server does not answer (`serve --allowed-host`)",
+    ),
+    (
+        429,
+        "over the key's rate limit (`serve --rate-limit`); see Retry-After",
+    ),
+];
 /// What an operation with path parameters may answer besides.
 const WITH_PATH_PARAMETERS: &[(u16, &str)] = &[(
     400,
@@ -331,7 +351,14 @@ pub fn document() -> Value {
             status: 204,
             response: None,
             query: &[],
-            errors: &[(404, "no such episode"), STORE],
+            errors: &[
+                (404, "no such episode"),
+                (
+                    403,
+                    "a recorded run's episode, with a key that is not `admin`",
+                ),
+                STORE,
+            ],
             links: &[],
         },
         Operation {
@@ -640,7 +667,15 @@ pub fn document() -> Value {
             "description": "Sandboxed tool environments over HTTP: episodes, steps, forks and their durable record; suite runs and the leaderboard, read-only.",
         },
         "paths": paths,
-        "components": {"schemas": schemas.take_definitions(true)},
+        "components": {
+            "schemas": schemas.take_definitions(true),
+            "securitySchemes": {"apiKey": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "A key from `agentbench keys create`. A server with `--auth keys` (the default on a non-loopback address) needs one on every operation but the health check and this document (with `--public-leaderboard`, not on the leaderboard's reads either); a server in open mode (the default on loopback) needs none.",
+            }},
+        },
+        "security": [{"apiKey": []}],
     })
 }
 
@@ -677,6 +712,9 @@ fn operation_object(operation: &Operation, error: &Value) -> Value {
         "summary": operation.summary,
         "responses": responses,
     });
+    if NO_KEY.contains(&operation.id) {
+        object["security"] = json!([]);
+    }
     let in_path = ["name", "env", "id", "other"]
         .into_iter()
         .filter(|name| operation.path.contains(&format!("{{{name}}}")))

@@ -37,6 +37,7 @@ use agentbench_env_runtime::{Action, LoadedEnv, Mode};
 use crate::App;
 use crate::api::{Object, Path};
 use crate::api_error::ApiError;
+use crate::auth::Caller;
 use crate::ids::EpisodeId;
 use crate::requests::{CreateEpisode, StepRequest};
 use crate::sessions::{SessionError, step_reward};
@@ -149,8 +150,13 @@ fn served(app: &App, env: &str) -> Result<Arc<LoadedEnv>, ApiError> {
 
 /// Refuses, as unknown, an episode of another env than the route's: a step through the
 /// `banking` routes must not act on a `workspace` episode.
-async fn of_env(app: &App, env: &str, episode: &EpisodeId) -> Result<(), ApiError> {
-    let episode_env = app.sessions.env_of(episode).await?;
+async fn of_env(
+    app: &App,
+    caller: &Caller,
+    env: &str,
+    episode: &EpisodeId,
+) -> Result<(), ApiError> {
+    let episode_env = app.sessions.env_of(caller, episode).await?;
     if episode_env.manifest().name != env {
         return Err(ApiError::not_found(
             &format!("{env} episode"),
@@ -290,14 +296,20 @@ fn parse_action(action: Value) -> Result<Parsed, Failure> {
 }
 
 /// Starts an episode; answers OpenEnv's reset result.
-async fn reset(app: &Arc<App>, env: &str, reset: Reset) -> Result<Value, Failure> {
+async fn reset(
+    app: &Arc<App>,
+    caller: &Caller,
+    env: &str,
+    reset: Reset,
+) -> Result<Value, Failure> {
     let request = CreateEpisode {
         env: env.to_owned(),
         task: reset.task,
         seed: reset.seed,
         mode: reset.mode,
+        run_id: None,
     };
-    let created = app.sessions.clone().create(request).await?;
+    let created = app.sessions.clone().create(caller.clone(), request).await?;
     let mut extras = Map::new();
     for field in ["id", "env", "env_version", "seed", "mode", "action_mask"] {
         extras.insert(field.to_owned(), created[field].clone());
@@ -315,13 +327,14 @@ async fn reset(app: &Arc<App>, env: &str, reset: Reset) -> Result<Value, Failure
 /// Takes one action on `episode`; answers OpenEnv's step result.
 async fn step(
     app: &Arc<App>,
+    caller: &Caller,
     episode: &EpisodeId,
     action: Value,
     request_id: Option<String>,
 ) -> Result<Value, Failure> {
     let action = match parse_action(action)? {
         Parsed::Step(action) => action,
-        Parsed::ListTools => return list_tools(app, episode).await,
+        Parsed::ListTools => return list_tools(app, caller, episode).await,
     };
     let request = StepRequest {
         action,
@@ -329,14 +342,22 @@ async fn step(
         tokens: None,
         agent: None,
     };
-    let answer = app.sessions.clone().step(episode.clone(), request).await?;
+    let answer = app
+        .sessions
+        .clone()
+        .step(caller, episode.clone(), request)
+        .await?;
     let step: Value = serde_json::from_str(&answer).map_err(ApiError::internal)?;
     Ok(step_result(episode, step))
 }
 
 /// The tools of `episode`'s env with their JSON Schemas, and the mask for its next action.
-async fn list_tools(app: &Arc<App>, episode: &EpisodeId) -> Result<Value, Failure> {
-    let env = app.sessions.env_of(episode).await?;
+async fn list_tools(
+    app: &Arc<App>,
+    caller: &Caller,
+    episode: &EpisodeId,
+) -> Result<Value, Failure> {
+    let env = app.sessions.env_of(caller, episode).await?;
     let tools: Vec<Value> = env
         .manifest()
         .tools
@@ -346,7 +367,7 @@ async fn list_tools(app: &Arc<App>, episode: &EpisodeId) -> Result<Value, Failur
         })
         .collect();
     let mut extras = Map::from_iter([("episode_id".to_owned(), json!(episode))]);
-    let mask = app.sessions.mask(episode).await?;
+    let mask = app.sessions.mask(caller, episode).await?;
     let done = mask.is_none();
     if let Some(mask) = mask {
         extras.insert("action_mask".to_owned(), json!(mask));
@@ -417,8 +438,8 @@ fn observation_result(
 }
 
 /// OpenEnv's state of `episode`: `episode_id` and `step_count`, and ours.
-async fn state(app: &Arc<App>, episode: &EpisodeId) -> Result<Value, Failure> {
-    let trajectory = app.sessions.trajectory(episode).await?;
+async fn state(app: &Arc<App>, caller: &Caller, episode: &EpisodeId) -> Result<Value, Failure> {
+    let trajectory = app.sessions.trajectory(caller, episode).await?;
     let steps = trajectory["steps"].as_array().map_or(0, Vec::len);
     Ok(json!({
         "episode_id": episode,
@@ -436,27 +457,30 @@ fn http_answer(answer: Result<Value, Failure>) -> Result<Json<Value>, ApiError> 
 
 async fn http_reset(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path(env): Path<String>,
     body: Result<Option<Object<Reset>>, ApiError>,
 ) -> Result<Json<Value>, ApiError> {
     served(&app, &env)?;
     let body = body?.map(|Object(body)| body).unwrap_or_default();
-    http_answer(reset(&app, &env, body).await)
+    http_answer(reset(&app, &caller, &env, body).await)
 }
 
 async fn http_step(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path(env): Path<String>,
     body: Result<Object<HttpStep>, ApiError>,
 ) -> Result<Json<Value>, ApiError> {
     served(&app, &env)?;
     let Object(body) = body?;
-    of_env(&app, &env, &body.episode_id).await?;
-    http_answer(step(&app, &body.episode_id, body.action, body.request_id).await)
+    of_env(&app, &caller, &env, &body.episode_id).await?;
+    http_answer(step(&app, &caller, &body.episode_id, body.action, body.request_id).await)
 }
 
 async fn http_state(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path(env): Path<String>,
     query: Result<Query<StateQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -468,12 +492,13 @@ async fn http_state(
             rejection.body_text(),
         )
     })?;
-    of_env(&app, &env, &query.episode_id).await?;
-    http_answer(state(&app, &query.episode_id).await)
+    of_env(&app, &caller, &env, &query.episode_id).await?;
+    http_answer(state(&app, &caller, &query.episode_id).await)
 }
 
 async fn upgrade(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path(env): Path<String>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
@@ -482,13 +507,13 @@ async fn upgrade(
     Ok(upgrade
         .map_err(|rejection| crate::api::not_an_upgrade(&rejection))?
         .max_message_size(max_message)
-        .on_upgrade(move |socket| session(app, env, socket)))
+        .on_upgrade(move |socket| session(app, caller, env, socket)))
 }
 
 /// One OpenEnv WebSocket session: each message answered in turn; each reset starts a new
 /// episode, and an episode the client leaves before its end (a new reset, `close`, or the
 /// connection ending) is abandoned, its record kept.
-async fn session(app: Arc<App>, env: String, mut socket: WebSocket) {
+async fn session(app: Arc<App>, caller: Caller, env: String, mut socket: WebSocket) {
     let mut current: Option<EpisodeId> = None;
     while let Some(Ok(message)) = socket.recv().await {
         let text = match message {
@@ -524,7 +549,7 @@ async fn session(app: Arc<App>, env: String, mut socket: WebSocket) {
                 match message["type"].as_str() {
                     Some("close") => break,
                     Some("reset") => {
-                        abandon(&app, current.take()).await;
+                        abandon(&app, &caller, current.take()).await;
                         let body = match data {
                             Value::Null => Ok(Reset::default()),
                             // An object only: serde would also take an array of the fields.
@@ -533,7 +558,7 @@ async fn session(app: Arc<App>, env: String, mut socket: WebSocket) {
                             _ => Err(Failure::validation("reset: `data` must be an object")),
                         };
                         match body {
-                            Ok(body) => reset(&app, &env, body).await.map(|result| {
+                            Ok(body) => reset(&app, &caller, &env, body).await.map(|result| {
                                 current = result["metadata"]["episode_id"]
                                     .as_str()
                                     .map(EpisodeId::from);
@@ -544,13 +569,13 @@ async fn session(app: Arc<App>, env: String, mut socket: WebSocket) {
                     }
                     Some("step") => match &current {
                         None => Err(no_episode()),
-                        Some(episode) => step(&app, episode, data, None)
+                        Some(episode) => step(&app, &caller, episode, data, None)
                             .await
                             .map(|result| json!({"type": "observation", "data": result})),
                     },
                     Some("state") => match &current {
                         None => Err(no_episode()),
-                        Some(episode) => state(&app, episode)
+                        Some(episode) => state(&app, &caller, episode)
                             .await
                             .map(|state| json!({"type": "state", "data": state})),
                     },
@@ -572,7 +597,7 @@ async fn session(app: Arc<App>, env: String, mut socket: WebSocket) {
             break;
         }
     }
-    abandon(&app, current).await;
+    abandon(&app, &caller, current).await;
 }
 
 fn no_episode() -> Failure {
@@ -587,9 +612,9 @@ fn no_episode() -> Failure {
 }
 
 /// Abandons `episode` if it is still open (one that ended stays as it ended).
-async fn abandon(app: &Arc<App>, episode: Option<EpisodeId>) {
+async fn abandon(app: &Arc<App>, caller: &Caller, episode: Option<EpisodeId>) {
     let Some(episode) = episode else { return };
-    match app.sessions.clone().abandon(episode.clone()).await {
+    match app.sessions.clone().abandon(caller, episode.clone()).await {
         Ok(()) => {}
         Err(error) if error.ended() => {}
         Err(error) => {

@@ -7,6 +7,8 @@ use serde_json::Value;
 
 use agentbench_env_runtime::{Action, Mode};
 
+use crate::ids::RunId;
+
 /// Start an episode of `env`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -24,6 +26,10 @@ pub(crate) struct CreateEpisode {
     /// What the safety policies do with a forbidden call; `enforce` when absent.
     #[serde(default)]
     pub mode: Mode,
+    /// The suite run this episode is played for (`agentbench run` names it): the episode is
+    /// then that run's evidence, and only an admin key deletes it.
+    #[serde(default)]
+    pub run_id: Option<RunId>,
 }
 
 /// One action.

@@ -16,6 +16,7 @@ use agentbench_scorers::RunMetrics;
 use crate::App;
 use crate::api::Path;
 use crate::api_error::ApiError;
+use crate::auth::{Access, Caller};
 use crate::gate::GateVerdict;
 use crate::ids::RunId;
 use crate::leaderboard::{
@@ -23,6 +24,7 @@ use crate::leaderboard::{
 };
 use crate::report::{Comparison, RunInfo};
 use crate::run::EpisodeLine;
+use crate::store::RunRow;
 
 /// `GET /v1/runs`.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -61,10 +63,11 @@ pub struct RunComparison {
 
 pub async fn get_leaderboard(
     State(app): State<Arc<App>>,
+    caller: Caller,
     query: Result<Query<LeaderboardQuery>, QueryRejection>,
 ) -> Result<Json<Leaderboard>, ApiError> {
     let Query(query) = query.map_err(invalid_query)?;
-    let runs = stored_runs(&app).await?;
+    let runs = stored_runs(&app, &caller).await?;
     Ok(Json(leaderboard::leaderboard(&runs, &query)))
 }
 
@@ -76,13 +79,17 @@ pub async fn list_prm_results(
 
 pub async fn list_trainings(
     State(app): State<Arc<App>>,
+    caller: Caller,
 ) -> Result<Json<leaderboard::Trainings>, ApiError> {
-    let runs = stored_runs(&app).await?;
+    let runs = stored_runs(&app, &caller).await?;
     Ok(Json(leaderboard::trainings(&runs)))
 }
 
-pub async fn list_runs(State(app): State<Arc<App>>) -> Result<Json<RunList>, ApiError> {
-    let runs = stored_runs(&app).await?;
+pub async fn list_runs(
+    State(app): State<Arc<App>>,
+    caller: Caller,
+) -> Result<Json<RunList>, ApiError> {
+    let runs = stored_runs(&app, &caller).await?;
     Ok(Json(RunList {
         runs: runs.iter().map(StoredRun::summary).collect(),
     }))
@@ -90,9 +97,10 @@ pub async fn list_runs(State(app): State<Arc<App>>) -> Result<Json<RunList>, Api
 
 pub async fn get_run(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path(id): Path<RunId>,
 ) -> Result<Json<RunDetail>, ApiError> {
-    let run = stored_run(&app, &id).await?;
+    let run = stored_run(&app, &caller, &id).await?;
     let episodes = app
         .store
         .run_episodes(&id)
@@ -115,10 +123,11 @@ pub async fn get_run(
 
 pub async fn compare_runs(
     State(app): State<Arc<App>>,
+    caller: Caller,
     Path((id, other)): Path<(RunId, RunId)>,
 ) -> Result<Json<RunComparison>, ApiError> {
-    let run = stored_run(&app, &id).await?;
-    let other = stored_run(&app, &other).await?;
+    let run = stored_run(&app, &caller, &id).await?;
+    let other = stored_run(&app, &caller, &other).await?;
     let (Some(report), Some(other_report)) = (&run.report, &other.report) else {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -134,23 +143,36 @@ pub async fn compare_runs(
     }))
 }
 
-async fn stored_runs(app: &App) -> Result<Vec<StoredRun>, ApiError> {
+/// The runs `caller` sees, newest first.
+async fn stored_runs(app: &App, caller: &Caller) -> Result<Vec<StoredRun>, ApiError> {
     Ok(app
         .store
         .runs()
         .await?
         .into_iter()
+        .filter(|run| sees_run(app, caller, run))
         .map(StoredRun::new)
         .collect())
 }
 
-async fn stored_run(app: &App, id: &RunId) -> Result<StoredRun, ApiError> {
+/// Run `id`, when `caller` sees it: another tenant's is as unknown as one that does not exist.
+async fn stored_run(app: &App, caller: &Caller, id: &RunId) -> Result<StoredRun, ApiError> {
     let row = app
         .store
         .run(id)
         .await?
+        .filter(|run| sees_run(app, caller, run))
         .ok_or_else(|| ApiError::not_found("run", id.as_str()))?;
     Ok(StoredRun::new(row))
+}
+
+/// Whether `caller` sees `run`: its tenant's, or every run on a public leaderboard.
+fn sees_run(app: &App, caller: &Caller, run: &RunRow) -> bool {
+    let public = app.sessions.settings().access
+        == (Access::Keys {
+            public_leaderboard: true,
+        });
+    public || caller.sees_run(&run.tenant)
 }
 
 fn invalid_query(rejection: QueryRejection) -> ApiError {

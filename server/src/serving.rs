@@ -89,7 +89,7 @@ pub fn serve(
             };
             tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _peer)) => {
+                    Ok((stream, peer)) => {
                         let stream = match stream.into_std() {
                             Ok(stream) => stream,
                             Err(error) => {
@@ -98,7 +98,7 @@ pub fn serve(
                             }
                         };
                         // A thread that stopped has failed; the others take its turns.
-                        let mut connection = Connection { stream, permit };
+                        let mut connection = Connection { stream, peer, permit };
                         let mut taken = false;
                         for _ in 0..queues.len() {
                             let queue = &queues[next % queues.len()];
@@ -155,6 +155,8 @@ impl Drop for Leaving {
 /// A connection accepted for a serving thread, with its place among the open connections.
 struct Connection {
     stream: std::net::TcpStream,
+    /// Its peer's address, which each request carries (`ConnectInfo`) for the rate limits.
+    peer: std::net::SocketAddr,
     permit: OwnedSemaphorePermit,
 }
 
@@ -179,7 +181,12 @@ async fn serve_connections(
             _ = stopped.wait_for(|stop| *stop) => None,
         };
         // `None`: the accepting thread has stopped, so no more connections come.
-        let Some(Connection { stream, permit }) = connection else {
+        let Some(Connection {
+            stream,
+            peer,
+            permit,
+        }) = connection
+        else {
             break;
         };
         let stream = match TcpStream::from_std(stream) {
@@ -192,7 +199,13 @@ async fn serve_connections(
         let service = TowerToHyperService::new(
             router
                 .clone()
-                .map_request(|request: Request<Incoming>| request.map(axum::body::Body::new)),
+                .map_request(move |request: Request<Incoming>| {
+                    let mut request = request.map(axum::body::Body::new);
+                    request
+                        .extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
+                    request
+                }),
         );
         // The permit goes with the stream, so that a connection upgraded to a WebSocket counts
         // until the socket closes.

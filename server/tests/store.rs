@@ -26,6 +26,8 @@ fn episode(id: &str) -> EpisodeRow {
         outcome: None,
         created_ms: 0,
         mode: Mode::Enforce,
+        tenant: "default".to_owned(),
+        run_id: None,
     }
 }
 

@@ -11,8 +11,10 @@
 #        tests/schemathesis/run.sh --serve  [SCHEMATHESIS-RUN-OPTIONS...]
 #   URL: a running server's base URL, e.g. http://127.0.0.1:18080 (the document is
 #   URL/openapi.json). It should be fresh, or at least not at its open-episode limit.
+#   URL: pass its key too when it takes keys: `--header "Authorization: Bearer KEY"`.
 #   --serve: start target/debug/agentbench (or $AGENTBENCH_BIN) on a free loopback port with a
-#   fresh SQLite database under target/tmp/schemathesis/, test it, then stop it. Build it first:
+#   fresh SQLite database under target/tmp/schemathesis/ and an admin key (`--auth keys`), test
+#   it with that key, then stop it. Build it first:
 #   `cargo build -p agentbench --bin agentbench --locked`.
 #   Extra options go to `schemathesis run` after ours and override them (e.g. `--seed 7`,
 #   `--max-examples 300`, `--include-operation-id createEpisode --phases coverage,fuzzing`: with
@@ -47,8 +49,10 @@ if [[ "$target" == "--serve" ]]; then
     work="target/tmp/schemathesis"
     rm -rf "$work"
     mkdir -p "$work"
-    "$binary" serve --addr 127.0.0.1:0 --db "sqlite://$PWD/$work/agentbench.db" \
-        2> "$work/server.log" &
+    db="sqlite://$PWD/$work/agentbench.db"
+    key="$("$binary" keys create --scope admin --db "$db" 2> /dev/null)"
+    set -- --header "Authorization: Bearer $key" "$@"
+    "$binary" serve --addr 127.0.0.1:0 --auth keys --db "$db" 2> "$work/server.log" &
     server=$!
     trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
     # A debug build compiles the envs' WebAssembly before it listens: up to a minute or so.

@@ -386,7 +386,18 @@ fn run_sql(url: String, statement: String, number: bool) -> Option<i64> {
 /// One HTTP/1.1 request to `addr` on a fresh connection; returns the status, the head
 /// (lowercased) and the JSON body.
 pub fn request_at(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> Response {
-    let mut stream = send(addr, method, path, body);
+    request_with(addr, method, path, &[], body)
+}
+
+/// `request_at` with more headers (`name: value` lines).
+pub fn request_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[String],
+    body: Option<&Value>,
+) -> Response {
+    let mut stream = send(addr, method, path, headers, body);
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
     let (head, body) = response.split_once("\r\n\r\n").unwrap();
@@ -407,13 +418,20 @@ pub fn request_at(addr: SocketAddr, method: &str, path: &str, body: Option<&Valu
 
 /// Writes one HTTP/1.1 request to `addr` on a fresh connection, which the server closes after
 /// its answer.
-fn send(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> TcpStream {
+fn send(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[String],
+    body: Option<&Value>,
+) -> TcpStream {
     let mut stream = TcpStream::connect(addr).unwrap();
     let body = body.map(Value::to_string).unwrap_or_default();
+    let headers: String = headers.iter().map(|line| format!("{line}\r\n")).collect();
     write!(
         stream,
         "{method} {path} HTTP/1.1\r\nhost: agentbench\r\nconnection: close\r\n\
-         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+         content-type: application/json\r\ncontent-length: {}\r\n{headers}\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -475,7 +493,7 @@ impl Server {
     /// up does: the server may or may not have started on the request when it sees the
     /// connection close.
     pub fn hang_up(&self, method: &str, path: &str, body: &Value) {
-        let stream = send(self.addr, method, path, Some(body));
+        let stream = send(self.addr, method, path, &[], Some(body));
         stream.shutdown(std::net::Shutdown::Both).unwrap();
     }
 

@@ -17,6 +17,7 @@ the server may have done them.
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Sequence
@@ -42,8 +43,10 @@ _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 class Client:
     """A connection to one agentbench server.
 
-    `base_url` is the server's root (`http://127.0.0.1:8080`); `timeout` is per request, in
-    seconds; `retries` and `backoff` are described in this module's docstring; `transport`
+    `base_url` is the server's root (`http://127.0.0.1:8080`); `api_key` is a key from
+    `agentbench keys create`, for a server that takes keys (the `AGENTBENCH_API_KEY` variable when
+    not given); `timeout` is per request, in seconds; `retries` and `backoff` are described in
+    this module's docstring; `transport`
     replaces httpx's network transport (an `httpx.MockTransport` in tests). Use it as a context
     manager, or call `close()`.
     """
@@ -52,6 +55,7 @@ class Client:
         self,
         base_url: str,
         *,
+        api_key: str | None = None,
         timeout: float = 30.0,
         retries: int = 0,
         backoff: float = 0.5,
@@ -59,8 +63,13 @@ class Client:
     ) -> None:
         self.retries = retries
         self.backoff = backoff
+        api_key = api_key or os.environ.get("AGENTBENCH_API_KEY")
+        headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(
-            base_url=base_url.rstrip("/"), timeout=timeout, transport=transport
+            base_url=base_url.rstrip("/"),
+            timeout=timeout,
+            transport=transport,
+            headers=headers,
         )
 
     def close(self) -> None:

@@ -1,12 +1,12 @@
 //! What an agent can do in one step: call a tool, send a final message, or ask the user.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// One agent action. On the wire it is an object with exactly one of `tool` (with `arguments`),
 /// `message` or `ask_user`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "WireAction", into = "WireAction")]
+#[serde(try_from = "Map<String, Value>", into = "WireAction")]
 pub enum Action {
     /// Call a tool with JSON arguments (which should be an object).
     Tool { tool: String, arguments: Value },
@@ -32,6 +32,18 @@ struct WireAction {
     message: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ask_user: Option<String>,
+}
+
+/// An action is an object only: `WireAction`'s derived `Deserialize` would also take an array
+/// of its fields in order (`["list_files"]`).
+impl TryFrom<Map<String, Value>> for Action {
+    type Error = ActionError;
+
+    fn try_from(fields: Map<String, Value>) -> Result<Action, ActionError> {
+        let wire: WireAction = serde_json::from_value(Value::Object(fields))
+            .map_err(|error| ActionError(error.to_string()))?;
+        Action::try_from(wire)
+    }
 }
 
 impl TryFrom<WireAction> for Action {
@@ -188,5 +200,8 @@ mod tests {
             Err("unknown field `extra`"),
         );
         check(json!({"tool": 3}), Err("invalid type"));
+        // An object only, not its fields in an array.
+        check(json!(["list_files"]), Err("invalid type: sequence"));
+        check(json!(["list_files", {}, null, null]), Err("invalid type: sequence"));
     }
 }

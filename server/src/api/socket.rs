@@ -25,6 +25,7 @@ use serde_json::value::RawValue;
 use super::{Object, Path};
 use crate::App;
 use crate::api_error::ApiError;
+use crate::auth::Caller;
 use crate::ids::EpisodeId;
 use crate::requests::parse_object;
 
@@ -69,17 +70,19 @@ enum Op {
 
 pub(super) async fn upgrade(
     State(app): State<Arc<App>>,
+    caller: Caller,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let max_message = app.sessions.settings().max_body_bytes;
     Ok(upgrade
         .map_err(|rejection| super::not_an_upgrade(&rejection))?
         .max_message_size(max_message)
-        .on_upgrade(move |socket| serve(app, socket)))
+        .on_upgrade(move |socket| serve(app, caller, socket)))
 }
 
-/// Reads operations and writes answers until the client closes or the connection fails.
-async fn serve(app: Arc<App>, mut socket: WebSocket) {
+/// Reads operations and writes answers until the client closes or the connection fails. Every
+/// operation acts for the caller that opened the socket.
+async fn serve(app: Arc<App>, caller: Caller, mut socket: WebSocket) {
     let mut in_flight: FuturesUnordered<BoxFuture<'static, String>> = FuturesUnordered::new();
     loop {
         tokio::select! {
@@ -99,9 +102,9 @@ async fn serve(app: Arc<App>, mut socket: WebSocket) {
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
                     Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break,
                 };
-                let app = Arc::clone(&app);
+                let (app, caller) = (Arc::clone(&app), caller.clone());
                 in_flight.push(Box::pin(async move {
-                    let (id, response) = run(app, text.as_str()).await;
+                    let (id, response) = run(app, caller, text.as_str()).await;
                     answer(id, response).await
                 }));
             }
@@ -117,7 +120,7 @@ async fn serve(app: Arc<App>, mut socket: WebSocket) {
 }
 
 /// Runs one operation through the REST handler that answers it.
-async fn run(app: Arc<App>, text: &str) -> (Option<Box<RawValue>>, Response) {
+async fn run(app: Arc<App>, caller: Caller, text: &str) -> (Option<Box<RawValue>>, Response) {
     let request: Request = match serde_json::from_str(text) {
         Ok(request) => request,
         Err(error) if error.is_data() => {
@@ -140,14 +143,14 @@ async fn run(app: Arc<App>, text: &str) -> (Option<Box<RawValue>>, Response) {
         }
     };
     let id = request.id.clone();
-    let response = match dispatch(app, request).await {
+    let response = match dispatch(app, caller, request).await {
         Ok(response) => response,
         Err(error) => error.into_response(),
     };
     (id, response)
 }
 
-async fn dispatch(app: Arc<App>, request: Request) -> Result<Response, ApiError> {
+async fn dispatch(app: Arc<App>, caller: Caller, request: Request) -> Result<Response, ApiError> {
     let op = request.op;
     let episode = || request.episode.clone().ok_or_else(|| missing("episode"));
     let response = match op {
@@ -156,31 +159,31 @@ async fn dispatch(app: Arc<App>, request: Request) -> Result<Response, ApiError>
             let env = request.env.clone().ok_or_else(|| missing("env"))?;
             super::get_env(State(app), Path(env)).await.into_response()
         }
-        Op::CreateEpisode => super::create_episode(State(app), Ok(Object(body(&request)?)))
+        Op::CreateEpisode => super::create_episode(State(app), caller, Ok(Object(body(&request)?)))
             .await
             .into_response(),
-        Op::GetEpisode => super::get_episode(State(app), Path(episode()?))
+        Op::GetEpisode => super::get_episode(State(app), caller, Path(episode()?))
             .await
             .into_response(),
-        Op::DeleteEpisode => super::delete_episode(State(app), Path(episode()?))
+        Op::DeleteEpisode => super::delete_episode(State(app), caller, Path(episode()?))
             .await
             .into_response(),
         Op::Step => {
             let (episode, body) = (episode()?, body(&request)?);
-            super::step_episode(State(app), Path(episode), Ok(Object(body)))
+            super::step_episode(State(app), caller, Path(episode), Ok(Object(body)))
                 .await
                 .into_response()
         }
-        Op::StepBatch => super::step_batch(State(app), Ok(Object(body(&request)?)))
+        Op::StepBatch => super::step_batch(State(app), caller, Ok(Object(body(&request)?)))
             .await
             .into_response(),
-        Op::AbandonEpisode => super::abandon_episode(State(app), Path(episode()?))
+        Op::AbandonEpisode => super::abandon_episode(State(app), caller, Path(episode()?))
             .await
             .into_response(),
-        Op::ForkEpisode => super::fork_episode(State(app), Path(episode()?))
+        Op::ForkEpisode => super::fork_episode(State(app), caller, Path(episode()?))
             .await
             .into_response(),
-        Op::ActionSchema => super::action_schema(State(app), Path(episode()?))
+        Op::ActionSchema => super::action_schema(State(app), caller, Path(episode()?))
             .await
             .into_response(),
     };

@@ -24,7 +24,7 @@ use agentbench_scorers::{EpisodeResult, compare, run_metrics};
 pub use output::summary as report_summary;
 pub use play::EpisodeLine;
 use play::Player;
-pub use transport::Transport;
+pub use transport::{Identity, Transport};
 
 use crate::builtin::AddedPolicies;
 use crate::gate::Gate;
@@ -68,6 +68,8 @@ pub struct RunSettings {
     /// The training run and policy version a trainer's evaluation run measures, recorded with
     /// the run.
     pub training: Option<TrainingTag>,
+    /// Who the run acts for: its tenant in the database, its key on a remote server.
+    pub identity: Identity,
 }
 
 /// The settings stored with a run, which a resumed run keeps.
@@ -114,6 +116,7 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
     let store = Store::open(&settings.db, DbSync::Normal).await?;
     let transport = Transport::for_run(
         settings.server.as_deref(),
+        &settings.identity,
         &settings.policies,
         &store,
         Vec::new(),
@@ -383,6 +386,7 @@ async fn open_run(
         report: None,
         created_ms: crate::store::now_ms(),
         ended_ms: None,
+        tenant: settings.identity.tenant.clone(),
     };
     store.create_run(&run).await?;
     Ok((run, stored))

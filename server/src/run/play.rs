@@ -258,6 +258,8 @@ impl Player {
                     "seed": scenario.seed,
                     "task": scenario.task_config(),
                     "mode": self.mode,
+                    // The episode is this run's evidence: only an admin deletes it.
+                    "run_id": self.run_id,
                 }),
             )
             .await?;

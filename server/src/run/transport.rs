@@ -13,6 +13,7 @@ use std::sync::Arc;
 use agentbench_sandbox::Limits;
 use agentbench_scorers::StepScorer;
 
+use crate::auth::{Caller, DEFAULT_TENANT, Scope};
 use crate::builtin::AddedPolicies;
 use crate::store::Store;
 use crate::{App, ServeSettings};
@@ -20,12 +21,32 @@ use crate::{App, ServeSettings};
 /// Where episodes are played.
 #[derive(Debug, Clone)]
 pub enum Transport {
-    InProcess(Router),
+    /// Every request acts for `caller`.
+    InProcess { router: Router, caller: Caller },
     Remote {
         client: reqwest::Client,
         /// The server's base URL, without a trailing slash.
         base: String,
+        /// Sent as `Authorization: Bearer KEY` to a server that takes keys.
+        api_key: Option<String>,
     },
+}
+
+/// Who a run acts for: on a remote server, the API key it sends; in process, the tenant its
+/// episodes and run are recorded for.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    pub tenant: String,
+    pub api_key: Option<String>,
+}
+
+impl Default for Identity {
+    fn default() -> Identity {
+        Identity {
+            tenant: DEFAULT_TENANT.to_owned(),
+            api_key: None,
+        }
+    }
 }
 
 /// A call that got no JSON answer at all (the server is unreachable, or not agentbench).
@@ -44,12 +65,13 @@ impl Transport {
     /// do; a remote server scores with its own.
     pub async fn for_run(
         server: Option<&str>,
+        identity: &Identity,
         policies: &AddedPolicies,
         store: &Store,
         later: Vec<Box<dyn StepScorer>>,
     ) -> anyhow::Result<Transport> {
         Ok(match server {
-            Some(url) => Transport::remote(url),
+            Some(url) => Transport::remote(url, identity.api_key.clone()),
             None => {
                 let sandbox = crate::builtin::sandbox(Limits::default())?;
                 let app = App::with_builtin_envs(
@@ -62,20 +84,24 @@ impl Transport {
                 if !later.is_empty() {
                     app.sessions.score_later(later);
                 }
-                Transport::in_process(app)
+                Transport::in_process(app, Caller::of_tenant(&identity.tenant, Scope::Admin))
             }
         })
     }
 
-    /// `app`'s router, called without a socket.
-    pub fn in_process(app: App) -> Transport {
-        Transport::InProcess(crate::router(Arc::new(app)))
+    /// `app`'s router, called without a socket, each request acting for `caller`.
+    pub fn in_process(app: App, caller: Caller) -> Transport {
+        Transport::InProcess {
+            router: crate::router(Arc::new(app)),
+            caller,
+        }
     }
 
-    pub fn remote(base: &str) -> Transport {
+    pub fn remote(base: &str, api_key: Option<String>) -> Transport {
         Transport::Remote {
             client: reqwest::Client::new(),
             base: base.trim_end_matches('/').to_owned(),
+            api_key,
         }
     }
 
@@ -92,13 +118,14 @@ impl Transport {
             reason,
         };
         let (status, bytes) = match self {
-            Transport::InProcess(router) => {
-                let request = axum::http::Request::builder()
+            Transport::InProcess { router, caller } => {
+                let mut request = axum::http::Request::builder()
                     .method(method)
                     .uri(path)
                     .header("content-type", "application/json")
                     .body(body.map_or_else(Body::empty, |body| Body::from(body.to_string())))
                     .map_err(|error| failed(error.to_string()))?;
+                request.extensions_mut().insert(caller.clone());
                 let response = router
                     .clone()
                     .oneshot(request)
@@ -113,9 +140,16 @@ impl Transport {
                     .to_bytes();
                 (status, bytes)
             }
-            Transport::Remote { client, base } => {
+            Transport::Remote {
+                client,
+                base,
+                api_key,
+            } => {
                 let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
                 let mut request = client.request(method, format!("{base}{path}"));
+                if let Some(key) = api_key {
+                    request = request.bearer_auth(key);
+                }
                 if let Some(body) = body {
                     request = request
                         .header("content-type", "application/json")

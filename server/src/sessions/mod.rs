@@ -24,11 +24,12 @@ use agentbench_env_runtime::{Episode, LoadedEnv, Mask, RuntimeError, Stepped};
 use agentbench_scorers::{StepScorer, score_step};
 
 use crate::ServeSettings;
-use crate::ids::EpisodeId;
+use crate::auth::{Caller, Scope};
+use crate::ids::{EpisodeId, RunId};
 use crate::requests::{AgentNote, CreateEpisode, StepRequest};
 use crate::store::{EpisodeRow, EpisodeState, StepRow, Store, StoreError};
 pub use pool::RestoreError;
-use pool::{EpisodeHandle, Live, OpenEpisode, Pool};
+use pool::{EpisodeHandle, Live, OpenEpisode, Owner, Pool};
 pub use views::step_reward;
 use views::{Created, RecordedStep, stored_step, with_fields};
 
@@ -61,6 +62,8 @@ pub enum SessionError {
         /// The recorded step's `action` and `tokens`.
         recorded: Box<Value>,
     },
+    #[error("the episode is evidence of the recorded run `{run}`: only an admin key deletes it")]
+    RunEvidence { run: String },
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -132,8 +135,13 @@ impl Sessions {
                 what: "task",
                 reason: format!("episode {}: {error}", row.id),
             })?;
+            let owner = Owner {
+                tenant: row.tenant.as_str().into(),
+                run_id: row.run_id,
+            };
             pool.insert_recovered(OpenEpisode::new(
                 row.id,
+                owner,
                 env.clone(),
                 row.seed,
                 task,
@@ -180,6 +188,7 @@ impl Sessions {
     /// Starts an episode and records it; returns what the API answers.
     pub(crate) async fn create(
         self: Arc<Self>,
+        caller: Caller,
         request: CreateEpisode,
     ) -> Result<Value, SessionError> {
         let env = self.env(&request.env)?.clone();
@@ -198,9 +207,14 @@ impl Sessions {
             observation: &observation,
             forked_from: None,
         };
-        let (body, row) = (created.body(), created.row(task.to_string()));
+        let owner = Owner {
+            tenant: caller.tenant().into(),
+            run_id: request.run_id,
+        };
+        let (body, row) = (created.body(), created.row(task.to_string(), &owner));
         let open = OpenEpisode::new(
             id,
+            owner,
             env,
             seed,
             task,
@@ -216,12 +230,13 @@ impl Sessions {
     /// episode that is not open here (with why it takes no actions).
     pub(crate) async fn step(
         self: Arc<Self>,
+        caller: &Caller,
         id: EpisodeId,
         request: StepRequest,
     ) -> Result<String, SessionError> {
         let request_id = request.request_id.as_deref();
-        let Some(guard) = self.lock_for_step(&id, request_id).await? else {
-            return self.answer_from_store(&id, &request).await;
+        let Some(guard) = self.lock_for_step(caller, &id, request_id).await? else {
+            return self.answer_from_store(caller, &id, &request).await;
         };
         let (action, tokens) = (request.action, request.tokens);
         // `in_sandbox` marks the episode ahead of its record: until the step is counted, any
@@ -258,6 +273,7 @@ impl Sessions {
     /// answer is what `step` would have answered alone, in the order of `steps`.
     pub(crate) async fn step_many(
         self: Arc<Self>,
+        caller: &Caller,
         steps: Vec<(EpisodeId, StepRequest)>,
     ) -> Vec<Result<String, SessionError>> {
         let count = steps.len();
@@ -270,7 +286,9 @@ impl Sessions {
             async move {
                 let mut answers = Vec::with_capacity(requests.len());
                 for (position, request) in requests {
-                    let answer = Arc::clone(&sessions).step(id.clone(), request).await;
+                    let answer = Arc::clone(&sessions)
+                        .step(caller, id.clone(), request)
+                        .await;
                     answers.push((position, answer));
                 }
                 answers
@@ -307,6 +325,7 @@ impl Sessions {
     /// on it.
     async fn lock_for_step(
         self: &Arc<Self>,
+        caller: &Caller,
         id: &EpisodeId,
         request_id: Option<&str>,
     ) -> Result<Option<Locked>, SessionError> {
@@ -314,6 +333,7 @@ impl Sessions {
             return Ok(None);
         };
         let guard = handle.clone().lock_owned().await;
+        sees(caller, &guard.owner, id)?;
         if guard.closed {
             return Ok(None);
         }
@@ -370,8 +390,12 @@ impl Sessions {
 
     /// Branches an open episode into a new one in exactly its state, recorded with a copy of
     /// its steps; returns what the API answers.
-    pub(crate) async fn fork(self: Arc<Self>, id: EpisodeId) -> Result<Value, SessionError> {
-        let (handle, mut guard) = self.lock_open(&id).await?;
+    pub(crate) async fn fork(
+        self: Arc<Self>,
+        caller: &Caller,
+        id: EpisodeId,
+    ) -> Result<Value, SessionError> {
+        let (handle, mut guard) = self.lock_open(caller, &id).await?;
         guard.touch();
         self.check_capacity()?;
         let parent_row =
@@ -400,9 +424,15 @@ impl Sessions {
             observation: &observation,
             forked_from: Some((&parent.id, parent.n_steps)),
         };
-        let (body, row) = (created.body(), created.row(parent_row.task));
+        // A fork is its parent's tenant's, and no run's evidence.
+        let owner = Owner {
+            tenant: parent.owner.tenant.clone(),
+            run_id: None,
+        };
+        let (body, row) = (created.body(), created.row(parent_row.task, &owner));
         let mut fork = OpenEpisode::new(
             fork_id,
+            owner,
             parent.env.clone(),
             parent.seed,
             parent.task.clone(),
@@ -415,17 +445,31 @@ impl Sessions {
         Ok(body)
     }
 
-    /// Deletes an episode, open or not, and its record.
-    pub(crate) async fn delete(self: Arc<Self>, id: EpisodeId) -> Result<(), SessionError> {
+    /// Deletes an episode, open or not, and its record. A suite run's episode is that run's
+    /// evidence: only an admin deletes it.
+    pub(crate) async fn delete(
+        self: Arc<Self>,
+        caller: &Caller,
+        id: EpisodeId,
+    ) -> Result<(), SessionError> {
+        let may_delete = |run_id: Option<&RunId>| match run_id {
+            Some(run) if caller.scope < Scope::Admin => Err(SessionError::RunEvidence {
+                run: run.to_string(),
+            }),
+            _ => Ok(()),
+        };
         if let Some(handle) = self.pool.get(id.as_str()) {
             let mut episode = handle.lock().await;
+            sees(caller, &episode.owner, &id)?;
             if !episode.closed {
+                may_delete(episode.owner.run_id.as_ref())?;
                 self.store.delete_episode(&id).await?;
                 self.pool.close(&mut episode);
                 return Ok(());
             }
         }
-        self.stored_episode(&id).await?;
+        let row = self.stored_episode(caller, &id).await?;
+        may_delete(row.run_id.as_ref())?;
         self.store.delete_episode(&id).await?;
         Ok(())
     }
@@ -433,16 +477,21 @@ impl Sessions {
     /// Ends an open episode before its end, for a client that gives up on it (its agent
     /// failed): it takes no more actions and its record stays readable, in state `abandoned`.
     /// Abandoning it again does nothing; an episode that is over or expired stays so.
-    pub(crate) async fn abandon(self: Arc<Self>, id: EpisodeId) -> Result<(), SessionError> {
+    pub(crate) async fn abandon(
+        self: Arc<Self>,
+        caller: &Caller,
+        id: EpisodeId,
+    ) -> Result<(), SessionError> {
         if let Some(handle) = self.pool.get(id.as_str()) {
             let mut episode = handle.lock().await;
+            sees(caller, &episode.owner, &id)?;
             if !episode.closed {
                 self.store.end_episode(&id, EpisodeState::Abandoned).await?;
                 self.pool.close(&mut episode);
                 return Ok(());
             }
         }
-        let row = self.stored_episode(&id).await?;
+        let row = self.stored_episode(caller, &id).await?;
         match row.state {
             // Open in the record but not served here (its env is not loaded): ending it needs
             // no instance.
@@ -456,18 +505,25 @@ impl Sessions {
     /// decoding.
     pub(crate) async fn action_schema(
         self: &Arc<Self>,
+        caller: &Caller,
         id: &EpisodeId,
     ) -> Result<Value, SessionError> {
-        self.with_hot(id, |episode| episode.env().action_schema(episode.mask()))
-            .await
+        self.with_hot(caller, id, |episode| {
+            episode.env().action_schema(episode.mask())
+        })
+        .await
     }
 
     /// How each tool stands for an episode's next action; `None` once the episode has ended.
     pub(crate) async fn mask(
         self: &Arc<Self>,
+        caller: &Caller,
         id: &EpisodeId,
     ) -> Result<Option<Arc<Mask>>, SessionError> {
-        match self.with_hot(id, |episode| episode.mask().clone()).await {
+        match self
+            .with_hot(caller, id, |episode| episode.mask().clone())
+            .await
+        {
             Ok(mask) => Ok(Some(mask)),
             Err(error) if error.ended() => Ok(None),
             Err(error) => Err(error),
@@ -477,26 +533,35 @@ impl Sessions {
     /// What `read` makes of an open episode's live instance.
     async fn with_hot<T>(
         self: &Arc<Self>,
+        caller: &Caller,
         id: &EpisodeId,
         read: impl FnOnce(&Episode) -> T,
     ) -> Result<T, SessionError> {
-        let (handle, guard) = self.lock_open(id).await?;
+        let (handle, guard) = self.lock_open(caller, id).await?;
         let mut guard = self.make_hot(&handle, guard).await?;
         guard.touch();
         Ok(read(guard.hot()))
     }
 
     /// The env an episode, open or not, runs in; or that it is not served here.
-    pub(crate) async fn env_of(&self, id: &EpisodeId) -> Result<Arc<LoadedEnv>, SessionError> {
-        let row = self.stored_episode(id).await?;
+    pub(crate) async fn env_of(
+        &self,
+        caller: &Caller,
+        id: &EpisodeId,
+    ) -> Result<Arc<LoadedEnv>, SessionError> {
+        let row = self.stored_episode(caller, id).await?;
         served(&self.envs, &row)
             .cloned()
             .ok_or_else(|| env_unavailable(&row))
     }
 
     /// An episode's whole record, open or not.
-    pub(crate) async fn trajectory(&self, id: &EpisodeId) -> Result<Value, SessionError> {
-        let row = self.stored_episode(id).await?;
+    pub(crate) async fn trajectory(
+        &self,
+        caller: &Caller,
+        id: &EpisodeId,
+    ) -> Result<Value, SessionError> {
+        let row = self.stored_episode(caller, id).await?;
         let mut steps = self
             .store
             .steps(id)
@@ -624,10 +689,11 @@ impl Sessions {
     /// another action (or token count) is refused: answering with the old step would lie.
     async fn answer_from_store(
         &self,
+        caller: &Caller,
         id: &EpisodeId,
         request: &StepRequest,
     ) -> Result<String, SessionError> {
-        let row = self.stored_episode(id).await?;
+        let row = self.stored_episode(caller, id).await?;
         if let Some(request_id) = &request.request_id
             && let Some(step) = self.store.step_by_request(id, request_id).await?
         {
@@ -647,35 +713,60 @@ impl Sessions {
     }
 
     /// An open episode, locked; or why it is not open here.
-    async fn lock_open(&self, id: &EpisodeId) -> Result<(EpisodeHandle, Locked), SessionError> {
+    async fn lock_open(
+        &self,
+        caller: &Caller,
+        id: &EpisodeId,
+    ) -> Result<(EpisodeHandle, Locked), SessionError> {
         let Some(handle) = self.pool.get(id.as_str()) else {
-            return Err(self.not_open_or_missing(id).await);
+            return Err(self.not_open_or_missing(caller, id).await);
         };
         let guard = handle.clone().lock_owned().await;
+        sees(caller, &guard.owner, id)?;
         if guard.closed {
             drop(guard);
-            return Err(self.not_open_or_missing(id).await);
+            return Err(self.not_open_or_missing(caller, id).await);
         }
         Ok((handle, guard))
     }
 
     /// The error for an episode that is not open here: why, or that it does not exist.
-    async fn not_open_or_missing(&self, id: &EpisodeId) -> SessionError {
-        match self.stored_episode(id).await {
+    async fn not_open_or_missing(&self, caller: &Caller, id: &EpisodeId) -> SessionError {
+        match self.stored_episode(caller, id).await {
             Ok(row) => not_open(&row),
             Err(error) => error,
         }
     }
 
-    /// An episode's stored row, or that there is none.
-    async fn stored_episode(&self, id: &EpisodeId) -> Result<EpisodeRow, SessionError> {
+    /// An episode's stored row, or that there is none that `caller` sees.
+    async fn stored_episode(
+        &self,
+        caller: &Caller,
+        id: &EpisodeId,
+    ) -> Result<EpisodeRow, SessionError> {
         self.store
             .episode(id)
             .await?
-            .ok_or_else(|| SessionError::NotFound {
-                what: "episode",
-                id: id.to_string(),
-            })
+            .filter(|row| caller.sees_episode(&row.tenant, row.run_id.is_some()))
+            .ok_or_else(|| missing(id))
+    }
+}
+
+/// That there is no episode `id`, or none the caller sees: the two answer alike, so that a
+/// caller learns nothing of other tenants' episodes.
+fn missing(id: &EpisodeId) -> SessionError {
+    SessionError::NotFound {
+        what: "episode",
+        id: id.to_string(),
+    }
+}
+
+/// Whether `caller` sees an open episode of `owner`; it does not exist for others.
+fn sees(caller: &Caller, owner: &Owner, id: &EpisodeId) -> Result<(), SessionError> {
+    if caller.sees_episode(&owner.tenant, owner.run_id.is_some()) {
+        Ok(())
+    } else {
+        Err(missing(id))
     }
 }
 

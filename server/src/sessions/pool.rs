@@ -16,13 +16,14 @@ use serde_json::Value;
 
 use agentbench_env_runtime::{Action, Episode, LoadedEnv, Mode, Parked, RuntimeError};
 
-use crate::ids::EpisodeId;
+use crate::ids::{EpisodeId, RunId};
 use crate::store::{StepRow, StoreError};
 
 /// One open episode.
 #[derive(Debug)]
 pub struct OpenEpisode {
     pub id: EpisodeId,
+    pub owner: Owner,
     pub env: Arc<LoadedEnv>,
     pub seed: u64,
     pub task: Value,
@@ -44,6 +45,13 @@ pub struct OpenEpisode {
     /// first, so that it is replayed from what is recorded.
     pub ahead_of_record: bool,
     slot: Arc<Slot>,
+}
+
+/// Whose an episode is: its tenant, and the suite run it is the evidence of, if any.
+#[derive(Debug, Clone)]
+pub struct Owner {
+    pub tenant: Arc<str>,
+    pub run_id: Option<RunId>,
 }
 
 /// Where an open episode's env state lives.
@@ -69,6 +77,7 @@ impl OpenEpisode {
     /// A new episode, hot or cold.
     pub fn new(
         id: EpisodeId,
+        owner: Owner,
         env: Arc<LoadedEnv>,
         seed: u64,
         task: Value,
@@ -77,6 +86,7 @@ impl OpenEpisode {
     ) -> OpenEpisode {
         OpenEpisode {
             id,
+            owner,
             env,
             seed,
             task,

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use agentbench_env_runtime::{Episode, Mask, StepRecord, StepScore};
 
 use super::SessionError;
+use super::pool::Owner;
 use crate::ids::EpisodeId;
 use crate::requests::AgentNote;
 use crate::store::{self, EpisodeRow, EpisodeState, StepRow};
@@ -51,7 +52,7 @@ impl Created<'_> {
     }
 
     /// Its stored row, with the task config's text.
-    pub fn row(&self, task: String) -> EpisodeRow {
+    pub fn row(&self, task: String, owner: &Owner) -> EpisodeRow {
         let env = self.episode.env();
         let manifest = env.manifest();
         EpisodeRow {
@@ -69,6 +70,8 @@ impl Created<'_> {
             outcome: None,
             created_ms: store::now_ms(),
             mode: self.episode.mode(),
+            tenant: owner.tenant.to_string(),
+            run_id: owner.run_id.clone(),
         }
     }
 }
@@ -168,6 +171,7 @@ pub(super) fn trajectory(row: &EpisodeRow, steps: Vec<Value>) -> Result<Value, S
         "truncated": flag("truncated"),
         "outcome": parse_stored(row.outcome.as_deref())?,
         "forked_from": row.forked_from.as_ref().map(|(episode, after_step)| forked_from(episode, *after_step)),
+        "run_id": row.run_id,
         "steps": steps,
     }))
 }

@@ -13,7 +13,7 @@ macro_rules! select_episodes {
     ($clauses:literal) => {
         concat!(
             "SELECT id, env, env_version, env_hash, seed, task, observation, forked_from, ",
-            "forked_after, state, outcome, created_ms, mode FROM episodes ",
+            "forked_after, state, outcome, created_ms, mode, tenant, run_id FROM episodes ",
             $clauses
         )
     };

@@ -38,6 +38,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "PRM results",
         include_str!("../../migrations/0007_prm_results.sql"),
     ),
+    (
+        8,
+        "keys and tenants",
+        include_str!("../../migrations/0008_keys_and_tenants.sql"),
+    ),
 ];
 
 /// Applies the migrations the database lacks, each in its own transaction.

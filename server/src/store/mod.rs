@@ -3,11 +3,12 @@
 //! write's future resolves only once its transaction has committed: on SQLite the writing
 //! requests commit them themselves (`sqlite_writer.rs`, with `checkpoint.rs` off the commit
 //! path), on PostgreSQL one writer task does (`postgres_writer.rs`); both run the statements of
-//! the one table in `writes.rs`. The queries are in `episodes.rs` and `runs.rs`, the rows and
+//! the one table in `writes.rs`. The queries are in `episodes.rs`, `runs.rs` and `keys.rs`, the rows and
 //! their decoding in `rows.rs`.
 
 mod checkpoint;
 mod episodes;
+mod keys;
 mod migrations;
 mod postgres_writer;
 mod prm_results;
@@ -24,6 +25,7 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::sqlite::SqliteConnectOptions;
 use tokio::sync::{mpsc, oneshot, watch};
 
+pub use keys::KeyRow;
 pub use prm_results::PrmResultRow;
 use rows::pack;
 pub use rows::{EpisodeRow, EpisodeState, RunRow, StepRow, now_ms};

@@ -68,6 +68,10 @@ pub struct EpisodeRow {
     pub created_ms: i64,
     /// How its policies act on forbidden calls: `enforce` or `audit`.
     pub mode: Mode,
+    /// Whose it is: only keys of this tenant see or change it.
+    pub tenant: String,
+    /// The suite run it was played for, when a run played it: it is that run's evidence.
+    pub run_id: Option<RunId>,
 }
 
 /// One recorded step.
@@ -95,6 +99,8 @@ pub struct RunRow {
     pub report: Option<String>,
     pub created_ms: i64,
     pub ended_ms: Option<i64>,
+    /// Whose it is: only keys of this tenant see it (unless the leaderboard is public).
+    pub tenant: String,
 }
 
 pub(super) fn episode_row(row: &AnyRow) -> Result<EpisodeRow, StoreError> {
@@ -120,6 +126,8 @@ pub(super) fn episode_row(row: &AnyRow) -> Result<EpisodeRow, StoreError> {
             what: "mode",
             reason,
         })?,
+        tenant: row.try_get("tenant")?,
+        run_id: row.try_get::<Option<String>, _>("run_id")?.map(RunId::from),
     })
 }
 
@@ -135,6 +143,7 @@ pub(super) fn run_row(row: &AnyRow) -> Result<RunRow, StoreError> {
         report: row.try_get("report")?,
         created_ms: row.try_get("created_ms")?,
         ended_ms: row.try_get("ended_ms")?,
+        tenant: row.try_get("tenant")?,
     })
 }
 

@@ -10,7 +10,7 @@ use crate::ids::RunId;
 macro_rules! select_run {
     () => {
         "SELECT id, suite, suite_version, suite_hash, agent, settings, state, report, \
-         created_ms, ended_ms FROM runs"
+         created_ms, ended_ms, tenant FROM runs"
     };
 }
 
@@ -20,7 +20,7 @@ impl Store {
     pub async fn create_run(&self, run: &RunRow) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO runs (id, suite, suite_version, suite_hash, agent, settings, state, \
-             report, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+             report, created_ms, tenant) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         )
         .bind(run.id.as_str())
         .bind(&run.suite)
@@ -31,6 +31,7 @@ impl Store {
         .bind(&run.state)
         .bind(run.report.as_deref())
         .bind(run.created_ms)
+        .bind(&run.tenant)
         .execute(&self.pool)
         .await?;
         Ok(())

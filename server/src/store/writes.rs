@@ -12,8 +12,8 @@ pub(super) const MAX_GROUP: usize = 512;
 /// The writes' statements, the same text for both databases (SQLite reads `$N` as the Nth
 /// parameter when they come in order).
 const INSERT_EPISODE: &str = "INSERT INTO episodes (id, env, env_version, env_hash, seed, task, \
-     observation, forked_from, forked_after, state, outcome, created_ms, mode) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+     observation, forked_from, forked_after, state, outcome, created_ms, mode, tenant, run_id) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
 /// A fork's copy of its parent's steps (their request ids stay with the parent).
 const COPY_STEPS: &str = "INSERT INTO steps (episode_id, idx, request_id, record, record_lz4) \
      SELECT $1, idx, NULL, record, record_lz4 FROM steps WHERE episode_id = $2";
@@ -239,5 +239,7 @@ fn episode_params(episode: &EpisodeRow) -> Vec<Param<'_>> {
         Param::Text(episode.outcome.as_deref()),
         Param::Int(Some(episode.created_ms)),
         text(episode.mode.as_str()),
+        text(&episode.tenant),
+        Param::Text(episode.run_id.as_ref().map(|run| run.as_str())),
     ]
 }

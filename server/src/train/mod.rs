@@ -46,7 +46,7 @@ use agentbench_trainer::{
 };
 
 use crate::builtin::AddedPolicies;
-use crate::run::{EpisodeLine, RunSettings, TrainingTag, Transport, run_on};
+use crate::run::{EpisodeLine, Identity, RunSettings, TrainingTag, Transport, run_on};
 use crate::sessions::step_reward;
 use crate::store::{DbSync, Store};
 
@@ -301,8 +301,10 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
         DbSync::Normal,
     )
     .await?;
+    let identity = Identity::default();
     let rollout_transport = Transport::for_run(
         settings.server.as_deref(),
+        &identity,
         &settings.policies,
         &rollout_store,
         scorers,
@@ -311,6 +313,7 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
     let eval_store = Store::open(&settings.db, DbSync::Normal).await?;
     let eval_transport = Transport::for_run(
         settings.server.as_deref(),
+        &identity,
         &settings.policies,
         &eval_store,
         Vec::new(),
@@ -433,6 +436,7 @@ impl Trainer<'_> {
             policies: self.settings.policies.clone(),
             scenarios: Some(scenarios),
             training: None,
+            identity: Identity::default(),
         }
     }
 
