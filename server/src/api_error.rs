@@ -199,9 +199,11 @@ impl From<SessionError> for ApiError {
                 details: recorded.clone(),
                 ..ApiError::new(StatusCode::CONFLICT, "request_id_reused", error.to_string())
             },
-            SessionError::RunEvidence { .. } => {
-                ApiError::new(StatusCode::FORBIDDEN, "recorded_run_episode", error.to_string())
-            }
+            SessionError::RunEvidence { .. } => ApiError::new(
+                StatusCode::FORBIDDEN,
+                "recorded_run_episode",
+                error.to_string(),
+            ),
             SessionError::Store(error) => error.into(),
             SessionError::Runtime(error) => error.into(),
             SessionError::Restore(error) => error.into(),

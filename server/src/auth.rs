@@ -186,7 +186,11 @@ fn need(method: &Method, path: &str) -> Need {
     }
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     match segments.as_slice() {
-        ["v1", "leaderboard" | "runs" | "prm-results" | "trainings" | "envs", ..]
+        [
+            "v1",
+            "leaderboard" | "runs" | "prm-results" | "trainings" | "envs",
+            ..,
+        ]
         | ["v1", "episodes", _] => Need::Leaderboard,
         _ => Need::Read,
     }
@@ -318,9 +322,8 @@ pub fn make_key(tenant: &str, scope: Scope, label: &str) -> Result<NewKey, Strin
 /// A key's public id and secret, if `key` has a key's shape.
 fn split_key(key: &str) -> Option<(&str, &str)> {
     let (id, secret) = key.strip_prefix(KEY_PREFIX)?.split_once('_')?;
-    let hex = |text: &str, len: usize| {
-        text.len() == len && text.bytes().all(|b| b.is_ascii_hexdigit())
-    };
+    let hex =
+        |text: &str, len: usize| text.len() == len && text.bytes().all(|b| b.is_ascii_hexdigit());
     (hex(id, 16) && hex(secret, 64)).then_some((id, secret))
 }
 

@@ -32,7 +32,11 @@ pub async fn list(store: &Store, json: bool) -> anyhow::Result<String> {
         text.push_str("id                tenant            scope  state    label\n");
     }
     for key in keys {
-        let state = if key.revoked_ms.is_some() { "revoked" } else { "live" };
+        let state = if key.revoked_ms.is_some() {
+            "revoked"
+        } else {
+            "live"
+        };
         if json {
             let line = json!({
                 "id": key.id,

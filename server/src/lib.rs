@@ -42,9 +42,9 @@ use agentbench_sandbox::Sandbox;
 use agentbench_scorers::{RuleScorer, StepScorer};
 
 pub use api::router;
+pub use api_error::ApiError;
 use auth::{Access, KeyRing};
 use rate_limit::{RateLimit, RateLimiter};
-pub use api_error::ApiError;
 use sessions::Sessions;
 use store::{Store, StoreError};
 

@@ -12,9 +12,9 @@ use agentbench_env_runtime::{Episode, Mode};
 use agentbench_learned_prm::TrainOptions;
 use agentbench_sandbox::Limits;
 use agentbench_scorers::StepScorer as _;
+use agentbench_server::auth::Access;
 use agentbench_server::best_of_n::{BestOfNSettings, compare_best_of_n};
 use agentbench_server::builtin::AddedPolicies;
-use agentbench_server::auth::Access;
 use agentbench_server::chat_api;
 use agentbench_server::keys;
 use agentbench_server::label::{self, RecordedRun};
@@ -95,7 +95,12 @@ enum Command {
     /// Make, list and revoke the API keys a server started with `--auth keys` takes.
     Keys {
         /// The server's database.
-        #[arg(long, global = true, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
+        #[arg(
+            long,
+            global = true,
+            env = "AGENTBENCH_DB",
+            default_value = "sqlite://agentbench.db"
+        )]
         db: String,
         #[command(subcommand)]
         command: KeysCommand,
@@ -310,7 +315,12 @@ struct RunArgs {
     #[arg(long, env = "AGENTBENCH_SERVER")]
     server: Option<String>,
     /// The API key for `--server`, when it takes keys (sent as `Authorization: Bearer`).
-    #[arg(long, env = "AGENTBENCH_API_KEY", hide_env_values = true, requires = "server")]
+    #[arg(
+        long,
+        env = "AGENTBENCH_API_KEY",
+        hide_env_values = true,
+        requires = "server"
+    )]
     api_key: Option<String>,
     /// The tenant the run is recorded for in `--db` (and, in process, its episodes): keys of
     /// that tenant see it.
@@ -882,7 +892,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             serve(addr, &db, db_sync, &added, settings, later)?
         }
         Command::Keys { db, command } => {
-            let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             let text = runtime.block_on(async {
                 let store = Store::open(&db, DbSync::Full).await?;
                 match command {

@@ -296,12 +296,7 @@ fn parse_action(action: Value) -> Result<Parsed, Failure> {
 }
 
 /// Starts an episode; answers OpenEnv's reset result.
-async fn reset(
-    app: &Arc<App>,
-    caller: &Caller,
-    env: &str,
-    reset: Reset,
-) -> Result<Value, Failure> {
+async fn reset(app: &Arc<App>, caller: &Caller, env: &str, reset: Reset) -> Result<Value, Failure> {
     let request = CreateEpisode {
         env: env.to_owned(),
         task: reset.task,
@@ -475,7 +470,16 @@ async fn http_step(
     served(&app, &env)?;
     let Object(body) = body?;
     of_env(&app, &caller, &env, &body.episode_id).await?;
-    http_answer(step(&app, &caller, &body.episode_id, body.action, body.request_id).await)
+    http_answer(
+        step(
+            &app,
+            &caller,
+            &body.episode_id,
+            body.action,
+            body.request_id,
+        )
+        .await,
+    )
 }
 
 async fn http_state(

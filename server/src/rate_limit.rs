@@ -46,7 +46,10 @@ impl KeyExtractor for CountedBy {
     type Key = Counted;
 
     fn extract<T>(&self, request: &Request<T>) -> Result<Counted, GovernorError> {
-        let key = request.extensions().get::<Caller>().and_then(Caller::key_id);
+        let key = request
+            .extensions()
+            .get::<Caller>()
+            .and_then(Caller::key_id);
         if let Some(key) = key {
             return Ok(Counted::Key(key.clone()));
         }

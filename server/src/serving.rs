@@ -196,17 +196,15 @@ async fn serve_connections(
                 continue;
             }
         };
-        let service = TowerToHyperService::new(
-            router
-                .clone()
-                .map_request(move |request: Request<Incoming>| {
-                    let mut request = request.map(axum::body::Body::new);
-                    request
-                        .extensions_mut()
-                        .insert(axum::extract::ConnectInfo(peer));
-                    request
-                }),
-        );
+        let service = TowerToHyperService::new(router.clone().map_request(
+            move |request: Request<Incoming>| {
+                let mut request = request.map(axum::body::Body::new);
+                request
+                    .extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                request
+            },
+        ));
         // The permit goes with the stream, so that a connection upgraded to a WebSocket counts
         // until the socket closes.
         let io = TokioIo::new(Permitted {

@@ -397,23 +397,39 @@ pub fn request_with(
     headers: &[String],
     body: Option<&Value>,
 ) -> Response {
-    let mut stream = send(addr, method, path, headers, body);
+    try_request(addr, method, path, headers, body).unwrap()
+}
+
+/// `request_with`, or why no whole answer came (the server is gone, or hung up).
+pub fn try_request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[String],
+    body: Option<&Value>,
+) -> std::io::Result<Response> {
+    let mut stream = send(addr, method, path, headers, body)?;
     let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    stream.read_to_string(&mut response)?;
+    let broken = || std::io::Error::other(format!("not an HTTP answer: {response:?}"));
+    let (head, body) = response.split_once("\r\n\r\n").ok_or_else(broken)?;
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|status| status.parse().ok())
+        .ok_or_else(broken)?;
     let head = head.to_ascii_lowercase();
     let json = head.contains("content-type: application/json");
-    Response {
+    Ok(Response {
         status,
         body: if json {
-            serde_json::from_str(body).unwrap()
+            serde_json::from_str(body).map_err(|_| broken())?
         } else {
             Value::Null
         },
         text: body.to_owned(),
         head,
-    }
+    })
 }
 
 /// Writes one HTTP/1.1 request to `addr` on a fresh connection, which the server closes after
@@ -424,8 +440,8 @@ fn send(
     path: &str,
     headers: &[String],
     body: Option<&Value>,
-) -> TcpStream {
-    let mut stream = TcpStream::connect(addr).unwrap();
+) -> std::io::Result<TcpStream> {
+    let mut stream = TcpStream::connect(addr)?;
     let body = body.map(Value::to_string).unwrap_or_default();
     let headers: String = headers.iter().map(|line| format!("{line}\r\n")).collect();
     write!(
@@ -433,9 +449,8 @@ fn send(
         "{method} {path} HTTP/1.1\r\nhost: agentbench\r\nconnection: close\r\n\
          content-type: application/json\r\ncontent-length: {}\r\n{headers}\r\n{body}",
         body.len()
-    )
-    .unwrap();
-    stream
+    )?;
+    Ok(stream)
 }
 
 /// `agentbench serve` as a child process; killed (SIGKILL) when dropped.
@@ -450,7 +465,20 @@ impl Server {
     /// must outlive the server: a SQLite `Db` removes its folder when dropped, and the server's
     /// new connections to the database then fail (503 `store_unavailable`).
     pub fn start(db: &Db, args: &[&str]) -> Server {
-        let mut child = Command::new(agentbench_binary())
+        Server::start_under(db, &[], args)
+    }
+
+    /// `start`, the server's command run by `wrapper` (a program and its first arguments, to
+    /// which the command is appended), such as a shell that sets a resource limit first.
+    pub fn start_under(db: &Db, wrapper: &[&str], args: &[&str]) -> Server {
+        let binary = agentbench_binary().as_os_str();
+        let (program, before) = match wrapper.split_first() {
+            Some((program, rest)) => (OsStr::new(program), rest),
+            None => (binary, &[][..]),
+        };
+        let mut child = Command::new(program)
+            .args(before)
+            .args((!wrapper.is_empty()).then_some(binary))
             .args(["serve", "--addr", "127.0.0.1:0", "--db", &db.url()])
             .args(args)
             .stdout(Stdio::null())
@@ -478,6 +506,16 @@ impl Server {
         server
     }
 
+    /// Sends SIGKILL to the server, leaving it to be reaped when dropped: for a kill from
+    /// another thread while clients share the server.
+    pub fn kill_9(&self) {
+        let killed = Command::new("kill")
+            .args(["-9", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+    }
+
     /// Stops the server the hard way, as a crash would.
     pub fn kill(mut self) {
         self.child.kill().unwrap();
@@ -493,7 +531,7 @@ impl Server {
     /// up does: the server may or may not have started on the request when it sees the
     /// connection close.
     pub fn hang_up(&self, method: &str, path: &str, body: &Value) {
-        let stream = send(self.addr, method, path, &[], Some(body));
+        let stream = send(self.addr, method, path, &[], Some(body)).unwrap();
         stream.shutdown(std::net::Shutdown::Both).unwrap();
     }
 

@@ -18,7 +18,14 @@ use agentbench_tests::{
 /// Makes a key with `agentbench keys create`; returns it.
 fn key(db: &Db, tenant: &str, scope: &str) -> String {
     let printed = agentbench_succeeds([
-        "keys", "create", "--db", &db.url(), "--tenant", tenant, "--scope", scope,
+        "keys",
+        "create",
+        "--db",
+        &db.url(),
+        "--tenant",
+        tenant,
+        "--scope",
+        scope,
     ]);
     let key = printed.trim().to_owned();
     assert!(key.starts_with("abk_"), "{printed}");
@@ -26,7 +33,13 @@ fn key(db: &Db, tenant: &str, scope: &str) -> String {
 }
 
 /// One request as the holder of `key` (none: anonymous).
-fn call(server: &Server, key: Option<&str>, method: &str, path: &str, body: Option<&Value>) -> Response {
+fn call(
+    server: &Server,
+    key: Option<&str>,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> Response {
     let headers: Vec<String> = key
         .map(|key| format!("authorization: Bearer {key}"))
         .into_iter()
@@ -35,7 +48,13 @@ fn call(server: &Server, key: Option<&str>, method: &str, path: &str, body: Opti
 }
 
 /// The status and error code of a request.
-fn answer(server: &Server, key: Option<&str>, method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
+fn answer(
+    server: &Server,
+    key: Option<&str>,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> (u16, String) {
     let response = call(server, key, method, path, body);
     (response.status, response.code().to_owned())
 }
@@ -110,12 +129,20 @@ fn tenants_are_kept_apart(db: &Db) {
     let not_found = (404, "not_found".to_owned());
     let paths = [
         ("GET", format!("/v1/episodes/{id}"), None),
-        ("POST", format!("/v1/episodes/{id}/steps"), Some(step.clone())),
+        (
+            "POST",
+            format!("/v1/episodes/{id}/steps"),
+            Some(step.clone()),
+        ),
         ("POST", format!("/v1/episodes/{id}/fork"), None),
         ("POST", format!("/v1/episodes/{id}/abandon"), None),
         ("GET", format!("/v1/episodes/{id}/action-schema"), None),
         ("DELETE", format!("/v1/episodes/{id}"), None),
-        ("GET", format!("/openenv/workspace/state?episode_id={id}"), None),
+        (
+            "GET",
+            format!("/openenv/workspace/state?episode_id={id}"),
+            None,
+        ),
         (
             "POST",
             "/openenv/workspace/step".to_owned(),
@@ -137,30 +164,83 @@ fn tenants_are_kept_apart(db: &Db) {
     let batch = json!({"steps": [{"episode": id, "action": step["action"]}]});
     let batch = call(&server, bob, "POST", "/v1/steps", Some(&batch));
     assert_eq!(batch.body["results"][0]["status"], 404, "{}", batch.body);
-    let socket = over_socket(&server, bob.unwrap(), json!({"id": 1, "op": "getEpisode", "episode": id}));
+    let socket = over_socket(
+        &server,
+        bob.unwrap(),
+        json!({"id": 1, "op": "getEpisode", "episode": id}),
+    );
     assert_eq!(socket.unwrap()["status"], 404);
-    let socket = over_socket(&server, bob.unwrap(), json!({"id": 2, "op": "step", "episode": id, "body": step}));
+    let socket = over_socket(
+        &server,
+        bob.unwrap(),
+        json!({"id": 2, "op": "step", "episode": id, "body": step}),
+    );
     assert_eq!(socket.unwrap()["status"], 404);
     // Bob's attempts changed nothing.
-    assert_eq!(call(&server, alice, "GET", &format!("/v1/episodes/{id}"), None).body["steps"], json!([]));
+    assert_eq!(
+        call(&server, alice, "GET", &format!("/v1/episodes/{id}"), None).body["steps"],
+        json!([])
+    );
 
     // Alice does all of it, over HTTP and over the socket.
-    let stepped = call(&server, alice, "POST", &format!("/v1/episodes/{id}/steps"), Some(&step));
+    let stepped = call(
+        &server,
+        alice,
+        "POST",
+        &format!("/v1/episodes/{id}/steps"),
+        Some(&step),
+    );
     assert_eq!(stepped.status, 200, "{}", stepped.body);
-    let socket = over_socket(&server, alice.unwrap(), json!({"id": 3, "op": "getEpisode", "episode": id}));
-    assert_eq!(socket.unwrap()["body"]["steps"].as_array().unwrap().len(), 1);
-    let state = call(&server, alice, "GET", &format!("/openenv/workspace/state?episode_id={id}"), None);
+    let socket = over_socket(
+        &server,
+        alice.unwrap(),
+        json!({"id": 3, "op": "getEpisode", "episode": id}),
+    );
+    assert_eq!(
+        socket.unwrap()["body"]["steps"].as_array().unwrap().len(),
+        1
+    );
+    let state = call(
+        &server,
+        alice,
+        "GET",
+        &format!("/openenv/workspace/state?episode_id={id}"),
+        None,
+    );
     assert_eq!(state.body["step_count"], 1, "{}", state.body);
-    let fork = call(&server, alice, "POST", &format!("/v1/episodes/{id}/fork"), None);
+    let fork = call(
+        &server,
+        alice,
+        "POST",
+        &format!("/v1/episodes/{id}/fork"),
+        None,
+    );
     assert_eq!(fork.status, 201, "{}", fork.body);
     let fork = fork.body["id"].as_str().unwrap().to_owned();
-    assert_eq!(answer(&server, bob, "GET", &format!("/v1/episodes/{fork}"), None), not_found);
+    assert_eq!(
+        answer(&server, bob, "GET", &format!("/v1/episodes/{fork}"), None),
+        not_found
+    );
 
     // A read key reads, and takes no action.
-    assert_eq!(answer(&server, alice_reads, "GET", &format!("/v1/episodes/{id}"), None).0, 200);
+    assert_eq!(
+        answer(
+            &server,
+            alice_reads,
+            "GET",
+            &format!("/v1/episodes/{id}"),
+            None
+        )
+        .0,
+        200
+    );
     for (method, path, body) in [
         ("POST", "/v1/episodes".to_owned(), Some(create.clone())),
-        ("POST", format!("/v1/episodes/{id}/steps"), Some(step.clone())),
+        (
+            "POST",
+            format!("/v1/episodes/{id}/steps"),
+            Some(step.clone()),
+        ),
         ("DELETE", format!("/v1/episodes/{fork}"), None),
     ] {
         assert_eq!(
@@ -169,7 +249,10 @@ fn tenants_are_kept_apart(db: &Db) {
             "read key: {method} {path}"
         );
     }
-    assert_eq!(over_socket(&server, alice_reads.unwrap(), json!({"op": "listEnvs"})), Err(403));
+    assert_eq!(
+        over_socket(&server, alice_reads.unwrap(), json!({"op": "listEnvs"})),
+        Err(403)
+    );
 
     // A recorded run's episode is its evidence: a run key cannot delete it, an admin key can.
     let for_a_run = json!({"env": "workspace", "run_id": "run_evidence"});
@@ -183,21 +266,43 @@ fn tenants_are_kept_apart(db: &Db) {
     assert_eq!(answer(&server, bob, "DELETE", &delete, None), not_found);
     assert_eq!(answer(&server, alice_admin, "DELETE", &delete, None).0, 204);
     // An episode of no run, the run key deletes.
-    assert_eq!(answer(&server, alice, "DELETE", &format!("/v1/episodes/{fork}"), None).0, 204);
+    assert_eq!(
+        answer(
+            &server,
+            alice,
+            "DELETE",
+            &format!("/v1/episodes/{fork}"),
+            None
+        )
+        .0,
+        204
+    );
 
     // The record names each episode's tenant.
-    assert_eq!(db.number("SELECT COUNT(*) FROM episodes WHERE tenant = 'alice'"), 1);
-    assert_eq!(db.number("SELECT COUNT(*) FROM episodes WHERE tenant <> 'alice'"), 0);
+    assert_eq!(
+        db.number("SELECT COUNT(*) FROM episodes WHERE tenant = 'alice'"),
+        1
+    );
+    assert_eq!(
+        db.number("SELECT COUNT(*) FROM episodes WHERE tenant <> 'alice'"),
+        0
+    );
 
     // Revoked, a key stops working within seconds, on a running server.
     let listed = agentbench_succeeds(["keys", "list", "--json", "--db", &db.url()]);
     let bob_id = bob.unwrap()[4..20].to_owned();
     assert!(listed.contains(&bob_id), "{listed}");
-    assert!(!listed.contains(&bob.unwrap()[21..]), "a secret is never listed");
+    assert!(
+        !listed.contains(&bob.unwrap()[21..]),
+        "a secret is never listed"
+    );
     agentbench_succeeds(["keys", "revoke", &bob_id, "--db", &db.url()]);
     let revoked = Instant::now();
     while answer(&server, bob, "GET", "/v1/envs", None).0 != 401 {
-        assert!(revoked.elapsed() < Duration::from_secs(15), "the revoked key still works");
+        assert!(
+            revoked.elapsed() < Duration::from_secs(15),
+            "the revoked key still works"
+        );
         std::thread::sleep(Duration::from_millis(250));
     }
     assert_eq!(answer(&server, alice, "GET", "/v1/envs", None).0, 200);
@@ -219,18 +324,90 @@ fn a_public_leaderboard_shows_runs_and_their_episodes_only() {
     let runner = key(&db, "alice", "run");
     let server = Server::start(&db, &["--auth", "keys", "--public-leaderboard"]);
     let runner = Some(runner.as_str());
-    let recorded = call(&server, runner, "POST", "/v1/episodes", Some(&json!({"env": "workspace", "run_id": "run_public"})));
-    let private = call(&server, runner, "POST", "/v1/episodes", Some(&json!({"env": "workspace"})));
-    let (recorded, private) = (recorded.body["id"].as_str().unwrap(), private.body["id"].as_str().unwrap());
+    let recorded = call(
+        &server,
+        runner,
+        "POST",
+        "/v1/episodes",
+        Some(&json!({"env": "workspace", "run_id": "run_public"})),
+    );
+    let private = call(
+        &server,
+        runner,
+        "POST",
+        "/v1/episodes",
+        Some(&json!({"env": "workspace"})),
+    );
+    let (recorded, private) = (
+        recorded.body["id"].as_str().unwrap(),
+        private.body["id"].as_str().unwrap(),
+    );
 
-    for path in ["/v1/runs", "/v1/leaderboard", "/v1/envs", "/v1/prm-results", "/v1/trainings", "/"] {
+    for path in [
+        "/v1/runs",
+        "/v1/leaderboard",
+        "/v1/envs",
+        "/v1/prm-results",
+        "/v1/trainings",
+        "/",
+    ] {
         assert_eq!(answer(&server, None, "GET", path, None).0, 200, "{path}");
     }
-    assert_eq!(answer(&server, None, "GET", &format!("/v1/episodes/{recorded}"), None).0, 200);
-    assert_eq!(answer(&server, None, "GET", &format!("/v1/episodes/{private}"), None).0, 404);
-    assert_eq!(answer(&server, None, "GET", &format!("/v1/episodes/{recorded}/action-schema"), None).0, 401);
-    assert_eq!(answer(&server, None, "POST", "/v1/episodes", Some(&json!({"env": "workspace"}))).0, 401);
-    assert_eq!(answer(&server, None, "DELETE", &format!("/v1/episodes/{recorded}"), None).0, 401);
+    assert_eq!(
+        answer(
+            &server,
+            None,
+            "GET",
+            &format!("/v1/episodes/{recorded}"),
+            None
+        )
+        .0,
+        200
+    );
+    assert_eq!(
+        answer(
+            &server,
+            None,
+            "GET",
+            &format!("/v1/episodes/{private}"),
+            None
+        )
+        .0,
+        404
+    );
+    assert_eq!(
+        answer(
+            &server,
+            None,
+            "GET",
+            &format!("/v1/episodes/{recorded}/action-schema"),
+            None
+        )
+        .0,
+        401
+    );
+    assert_eq!(
+        answer(
+            &server,
+            None,
+            "POST",
+            "/v1/episodes",
+            Some(&json!({"env": "workspace"}))
+        )
+        .0,
+        401
+    );
+    assert_eq!(
+        answer(
+            &server,
+            None,
+            "DELETE",
+            &format!("/v1/episodes/{recorded}"),
+            None
+        )
+        .0,
+        401
+    );
 }
 
 #[test]
@@ -245,13 +422,31 @@ fn serving_a_public_address_needs_keys_unless_open_is_asked_for() {
     assert!(stderr.contains("agentbench keys create"), "{stderr}");
     // `--auth keys` on loopback without a key is refused alike.
     let refused = std::process::Command::new(agentbench_binary())
-        .args(["serve", "--addr", "127.0.0.1:0", "--auth", "keys", "--db", &db.url()])
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--auth",
+            "keys",
+            "--db",
+            &db.url(),
+        ])
         .output()
         .unwrap();
     assert!(!refused.status.success());
     // Asked for by name, open mode serves anywhere; on loopback it is the default.
     let open = Server::start(&db, &["--auth", "open"]);
-    assert_eq!(answer(&open, None, "POST", "/v1/episodes", Some(&json!({"env": "workspace"}))).0, 201);
+    assert_eq!(
+        answer(
+            &open,
+            None,
+            "POST",
+            "/v1/episodes",
+            Some(&json!({"env": "workspace"}))
+        )
+        .0,
+        201
+    );
 }
 
 #[test]
@@ -262,24 +457,39 @@ fn a_run_on_a_keyed_server_sends_its_key_and_its_episodes_are_kept() {
     let out = tempfile::tempdir().unwrap();
     let run_db = format!("sqlite://{}", out.path().join("runs.db").display());
     let url = format!("http://{}", server.addr);
-    let args = ["run", "--suite", "safety", "--agent", "oracle", "--limit", "2", "--server", &url, "--db", &run_db];
+    let args = [
+        "run", "--suite", "safety", "--agent", "oracle", "--limit", "2", "--server", &url, "--db",
+        &run_db,
+    ];
     let refused = std::process::Command::new(agentbench_binary())
         .args(args)
         .output()
         .unwrap();
-    assert_ne!(refused.status.code(), Some(0), "a run without the key is not measured");
+    assert_ne!(
+        refused.status.code(),
+        Some(0),
+        "a run without the key is not measured"
+    );
     agentbench_succeeds(args.iter().copied().chain(["--api-key", runner.as_str()]));
-    let episodes = db.number("SELECT COUNT(*) FROM episodes WHERE run_id IS NOT NULL AND tenant = 'alice'");
+    let episodes =
+        db.number("SELECT COUNT(*) FROM episodes WHERE run_id IS NOT NULL AND tenant = 'alice'");
     assert!(episodes >= 2, "{episodes}");
     let id: Value = call(&server, Some(&runner), "GET", "/v1/runs", None).body;
-    assert_eq!(id["runs"], json!([]), "the run is recorded in the runner's database, not the server's");
+    assert_eq!(
+        id["runs"],
+        json!([]),
+        "the run is recorded in the runner's database, not the server's"
+    );
 }
 
 #[test]
 fn each_key_has_its_own_rate_limit() {
     let db = Db::sqlite();
     let (first, second) = (key(&db, "alice", "read"), key(&db, "bob", "read"));
-    let server = Server::start(&db, &["--auth", "keys", "--rate-limit", "1", "--rate-burst", "3"]);
+    let server = Server::start(
+        &db,
+        &["--auth", "keys", "--rate-limit", "1", "--rate-burst", "3"],
+    );
     let statuses: Vec<u16> = (0..3)
         .map(|_| answer(&server, Some(&first), "GET", "/v1/envs", None).0)
         .collect();
@@ -288,5 +498,8 @@ fn each_key_has_its_own_rate_limit() {
     assert_eq!((limited.status, limited.code()), (429, "rate_limited"));
     assert!(limited.header("retry-after").is_some(), "{}", limited.head);
     // Another key keeps its own quota.
-    assert_eq!(answer(&server, Some(&second), "GET", "/v1/envs", None).0, 200);
+    assert_eq!(
+        answer(&server, Some(&second), "GET", "/v1/envs", None).0,
+        200
+    );
 }

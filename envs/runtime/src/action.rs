@@ -202,6 +202,9 @@ mod tests {
         check(json!({"tool": 3}), Err("invalid type"));
         // An object only, not its fields in an array.
         check(json!(["list_files"]), Err("invalid type: sequence"));
-        check(json!(["list_files", {}, null, null]), Err("invalid type: sequence"));
+        check(
+            json!(["list_files", {}, null, null]),
+            Err("invalid type: sequence"),
+        );
     }
 }

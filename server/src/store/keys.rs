@@ -74,13 +74,12 @@ impl Store {
 
     /// Revokes a key; returns whether a live key of that id was revoked.
     pub async fn revoke_key(&self, id: &str) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "UPDATE api_keys SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS NULL",
-        )
-        .bind(now_ms())
-        .bind(id)
-        .execute(&self.pool)
-        .await?;
+        let done =
+            sqlx::query("UPDATE api_keys SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS NULL")
+                .bind(now_ms())
+                .bind(id)
+                .execute(&self.pool)
+                .await?;
         Ok(done.rows_affected() == 1)
     }
 }
