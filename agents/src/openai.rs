@@ -96,6 +96,17 @@ pub struct ChatClient {
     client: reqwest::Client,
 }
 
+/// `{base_url}/chat/completions`, the path joined before any query the base URL carries (an
+/// `?api-version=` some gateways need stays a query).
+fn completions_url(base_url: &str) -> Result<String, AgentError> {
+    // The text itself is left out: it may hold a key.
+    let mut url = reqwest::Url::parse(base_url)
+        .map_err(|error| AgentError::Other(format!("the base URL is not a URL: {error}")))?;
+    let path = format!("{}/chat/completions", url.path().trim_end_matches('/'));
+    url.set_path(&path);
+    Ok(url.to_string())
+}
+
 impl ChatClient {
     pub fn new(settings: OpenAiSettings) -> Result<ChatClient, AgentError> {
         let client = reqwest::Client::builder()
@@ -103,10 +114,7 @@ impl ChatClient {
             .build()
             .map_err(|error| AgentError::Other(format!("cannot build an HTTP client: {error}")))?;
         Ok(ChatClient {
-            url: format!(
-                "{}/chat/completions",
-                settings.base_url.trim_end_matches('/')
-            ),
+            url: completions_url(&settings.base_url)?,
             settings,
             client,
         })
@@ -241,5 +249,29 @@ impl Agent for OpenAiAgent {
                 mistake,
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::completions_url;
+
+    #[test]
+    fn the_completions_path_goes_before_the_base_urls_query() {
+        let url = |base: &str| completions_url(base).unwrap();
+        assert_eq!(
+            url("http://127.0.0.1:8000/v1"),
+            "http://127.0.0.1:8000/v1/chat/completions"
+        );
+        assert_eq!(
+            url("https://api.example/v1/"),
+            "https://api.example/v1/chat/completions"
+        );
+        assert_eq!(
+            url("https://gw.example/openai/v1?api-version=2024-10-21"),
+            "https://gw.example/openai/v1/chat/completions?api-version=2024-10-21"
+        );
+        let refused = completions_url("not a url?api_key=sk-secret").unwrap_err();
+        assert!(!refused.to_string().contains("sk-secret"), "{refused}");
     }
 }
