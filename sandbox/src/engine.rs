@@ -124,7 +124,7 @@ impl Sandbox {
             }),
         };
         let manifest_json = image.instantiate()?.manifest()?;
-        let manifest = parse_manifest(manifest_json.as_str())?;
+        let manifest = Manifest::parse(manifest_json.as_str()).map_err(LoadError::BadManifest)?;
         let inner = Arc::get_mut(&mut image.inner).expect("no instance outlives its call here");
         inner.manifest = manifest;
         inner.manifest_json = manifest_json.into_string();
@@ -235,42 +235,6 @@ fn engine_config(limits: &Limits) -> Config {
         .wasm_wide_arithmetic(false)
         .wasm_tail_call(false);
     config
-}
-
-fn parse_manifest(json: &str) -> Result<Manifest, LoadError> {
-    let manifest: Manifest =
-        serde_json::from_str(json).map_err(|error| LoadError::BadManifest(error.to_string()))?;
-    if manifest.name.is_empty() {
-        return Err(LoadError::BadManifest("the env has no name".to_owned()));
-    }
-    let mut names = std::collections::BTreeSet::new();
-    for tool in &manifest.tools {
-        let valid_name = !tool.name.is_empty()
-            && tool.name.len() <= 64
-            && tool
-                .name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        if !valid_name {
-            return Err(LoadError::BadManifest(format!(
-                "tool name {:?} is not 1-64 letters, digits, `_` or `-`",
-                tool.name
-            )));
-        }
-        if !names.insert(tool.name.as_str()) {
-            return Err(LoadError::BadManifest(format!(
-                "tool `{}` is listed twice",
-                tool.name
-            )));
-        }
-        if tool.parameters.get("type").and_then(|t| t.as_str()) != Some("object") {
-            return Err(LoadError::BadManifest(format!(
-                "the parameters of `{}` are not an object schema",
-                tool.name
-            )));
-        }
-    }
-    Ok(manifest)
 }
 
 fn placeholder_manifest() -> Manifest {

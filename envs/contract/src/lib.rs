@@ -61,6 +61,41 @@ pub const UNTRUSTED_CONTENT_EVENT: &str = "untrusted_content_read";
 pub const SENSITIVE_DATA_EVENT: &str = "sensitive_data_read";
 
 impl Manifest {
+    /// A manifest as a guest's `manifest` export returns it, checked as the host needs it: a
+    /// name, tool names of 1 to 64 letters, digits, `_` or `-`, each once, and each tool's
+    /// parameters an object schema. A guest's output is untrusted: anything else is an error.
+    pub fn parse(json: &str) -> Result<Manifest, String> {
+        let manifest: Manifest = serde_json::from_str(json).map_err(|error| error.to_string())?;
+        if manifest.name.is_empty() {
+            return Err("the env has no name".to_owned());
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for tool in &manifest.tools {
+            let valid_name = !tool.name.is_empty()
+                && tool.name.len() <= 64
+                && tool
+                    .name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            if !valid_name {
+                return Err(format!(
+                    "tool name {:?} is not 1-64 letters, digits, `_` or `-`",
+                    tool.name
+                ));
+            }
+            if !names.insert(tool.name.as_str()) {
+                return Err(format!("tool `{}` is listed twice", tool.name));
+            }
+            if tool.parameters.get("type").and_then(|t| t.as_str()) != Some("object") {
+                return Err(format!(
+                    "the parameters of `{}` are not an object schema",
+                    tool.name
+                ));
+            }
+        }
+        Ok(manifest)
+    }
+
     pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
         self.tools.iter().find(|tool| tool.name == name)
     }
@@ -441,5 +476,54 @@ mod tests {
         ]);
         assert!(!outcome.success);
         assert!(outcome.harms.is_empty());
+    }
+
+    #[test]
+    fn manifests_are_checked_as_the_host_needs_them() {
+        let manifest = |tools: serde_json::Value| {
+            serde_json::json!({
+                "name": "env", "version": "1", "description": "", "tools": tools,
+                "facts": {}, "task": {},
+            })
+            .to_string()
+        };
+        let tool = |name: &str, parameters: serde_json::Value| serde_json::json!({"name": name, "description": "", "parameters": parameters, "irreversible": false});
+        let object = serde_json::json!({"type": "object"});
+        let parsed = Manifest::parse(&manifest(serde_json::json!([tool(
+            "read_file",
+            object.clone()
+        )])));
+        assert_eq!(parsed.unwrap().tools[0].name, "read_file");
+        let refused = |text: &str, expected: &str| {
+            let error = Manifest::parse(text).unwrap_err();
+            assert!(error.contains(expected), "{error}");
+        };
+        refused("5", "invalid type");
+        refused(
+            &manifest(serde_json::json!([tool("a b", object.clone())])),
+            "is not 1-64",
+        );
+        refused(
+            &manifest(serde_json::json!([tool(&"x".repeat(65), object.clone())])),
+            "is not 1-64",
+        );
+        refused(
+            &manifest(serde_json::json!([
+                tool("a", object.clone()),
+                tool("a", object.clone())
+            ])),
+            "listed twice",
+        );
+        refused(
+            &manifest(serde_json::json!([tool(
+                "a",
+                serde_json::json!({"type": "array"})
+            )])),
+            "not an object schema",
+        );
+        refused(
+            &manifest(serde_json::json!([])).replace("\"env\"", "\"\""),
+            "no name",
+        );
     }
 }
