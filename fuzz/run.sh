@@ -8,12 +8,14 @@
 # Each run starts from the seeds in fuzz/seeds/<target>/ (the built-in manifests and policies)
 # and the corpus earlier runs grew in fuzz/corpus/<target>/ (ignored by git). A crash, a timeout
 # (10 s) or an allocation past 2 GiB fails the run; the input is kept in fuzz/artifacts/<target>/
-# and `cargo +nightly fuzz run <target> <file>` replays it. A crash found becomes a regression
-# test beside the code it hit.
+# and `cargo +nightly-2026-10-30 fuzz run <target> <file>` replays it. A crash found becomes a
+# regression test beside the code it hit. A large corpus is first replayed whole, which can take
+# longer than SECONDS.
 #
 # Usage: fuzz/run.sh [SECONDS-PER-TARGET] [TARGET...]   (default: 60 s, every target)
-# Set-up (first run): the nightly toolchain (rustup) and cargo-fuzz (`cargo install`, ~1 min);
-# building the targets with the sanitizer takes ~3 minutes the first time, seconds after.
+# Set-up (first run): the pinned nightly toolchain (rustup) and cargo-fuzz (`cargo install`,
+# ~1 min); building the targets with the sanitizer takes ~3 to 5 minutes the first time, seconds
+# after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,8 +24,10 @@ shift || true
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(manifest policy_file)
 
-rustup toolchain install nightly --profile minimal > /dev/null 2>&1 ||
-    rustup toolchain install nightly --profile minimal
+# A pinned nightly, so that CI fuzzes with the same compiler every day.
+toolchain="nightly-2026-10-30"
+rustup toolchain install "$toolchain" --profile minimal > /dev/null 2>&1 ||
+    rustup toolchain install "$toolchain" --profile minimal
 if ! command -v cargo-fuzz > /dev/null; then
     cargo install cargo-fuzz --locked --version 0.13.2
 fi
@@ -33,7 +37,7 @@ for target in "${targets[@]}"; do
     artifacts="fuzz/artifacts/$target"
     mkdir -p "$corpus" "$artifacts"
     echo "fuzzing $target for $seconds s" >&2
-    cargo +nightly fuzz run --fuzz-dir fuzz "$target" "$corpus" "fuzz/seeds/$target" -- \
+    cargo "+$toolchain" fuzz run --fuzz-dir fuzz "$target" "$corpus" "fuzz/seeds/$target" -- \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -artifact_prefix="$artifacts/" -print_final_stats=1
     echo "$target: corpus of $(find "$corpus" -type f | wc -l) inputs" >&2
