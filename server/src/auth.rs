@@ -203,27 +203,25 @@ pub(crate) async fn authenticate(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let need = need(request.method(), request.uri().path());
-    let caller = match (&app.keys, app.sessions.settings().access) {
-        _ if need == Need::Nothing => Ok(Caller::public_reader()),
-        // In open mode a caller set in process (`agentbench run --tenant`) stands.
-        (None, _) | (_, Access::Open) => Ok(request
-            .extensions()
-            .get::<Caller>()
-            .cloned()
-            .unwrap_or_else(Caller::open)),
-        (Some(keys), Access::Keys { public_leaderboard }) => {
-            match bearer(request.headers().get(header::AUTHORIZATION)) {
-                Err(error) => Err(error),
-                Ok(None) if need == Need::Leaderboard && public_leaderboard => {
-                    Ok(Caller::public_reader())
-                }
-                Ok(None) => Err(unauthorized(
-                    "this server needs an API key: send it as `Authorization: Bearer KEY`",
-                )),
-                Ok(Some(key)) => keys.caller(key).await,
-            }
+    let (Some(keys), Access::Keys { public_leaderboard }) =
+        (&app.keys, app.sessions.settings().access)
+    else {
+        // Open mode: every request may do anything. A caller set in process (`agentbench run
+        // --tenant`) stands.
+        if request.extensions().get::<Caller>().is_none() {
+            request.extensions_mut().insert(Caller::open());
         }
+        return next.run(request).await;
+    };
+    let need = need(request.method(), request.uri().path());
+    let caller = match bearer(request.headers().get(header::AUTHORIZATION)) {
+        _ if need == Need::Nothing => Ok(Caller::public_reader()),
+        Err(error) => Err(error),
+        Ok(None) if need == Need::Leaderboard && public_leaderboard => Ok(Caller::public_reader()),
+        Ok(None) => Err(unauthorized(
+            "this server needs an API key: send it as `Authorization: Bearer KEY`",
+        )),
+        Ok(Some(key)) => keys.caller(key).await,
     };
     let caller = match caller {
         Ok(caller) if need == Need::Run && caller.scope < Scope::Run => Err(ApiError::new(
@@ -372,7 +370,7 @@ impl KeyRing {
         {
             return Ok(known.caller.clone());
         }
-        let row = self.store.key(id).await.map_err(store_error)?;
+        let row = self.store.key(id).await.map_err(ApiError::from)?;
         let Some(row) = row.filter(|row| row.revoked_ms.is_none()) else {
             self.checked.lock().expect("key cache").remove(id);
             return Err(invalid());
@@ -410,10 +408,6 @@ impl KeyRing {
         );
         Ok(caller)
     }
-}
-
-fn store_error(error: StoreError) -> ApiError {
-    error.into()
 }
 
 /// Whether `secret` is the one `hash` (a PHC string) was made from.

@@ -353,61 +353,23 @@ fn a_public_leaderboard_shows_runs_and_their_episodes_only() {
     ] {
         assert_eq!(answer(&server, None, "GET", path, None).0, 200, "{path}");
     }
-    assert_eq!(
-        answer(
-            &server,
-            None,
+    // Without a key: a run's episode reads, any other does not exist, and nothing else is open.
+    let create = json!({"env": "workspace"});
+    for (method, path, body, status) in [
+        ("GET", format!("/v1/episodes/{recorded}"), None, 200),
+        ("GET", format!("/v1/episodes/{private}"), None, 404),
+        (
             "GET",
-            &format!("/v1/episodes/{recorded}"),
-            None
-        )
-        .0,
-        200
-    );
-    assert_eq!(
-        answer(
-            &server,
+            format!("/v1/episodes/{recorded}/action-schema"),
             None,
-            "GET",
-            &format!("/v1/episodes/{private}"),
-            None
-        )
-        .0,
-        404
-    );
-    assert_eq!(
-        answer(
-            &server,
-            None,
-            "GET",
-            &format!("/v1/episodes/{recorded}/action-schema"),
-            None
-        )
-        .0,
-        401
-    );
-    assert_eq!(
-        answer(
-            &server,
-            None,
-            "POST",
-            "/v1/episodes",
-            Some(&json!({"env": "workspace"}))
-        )
-        .0,
-        401
-    );
-    assert_eq!(
-        answer(
-            &server,
-            None,
-            "DELETE",
-            &format!("/v1/episodes/{recorded}"),
-            None
-        )
-        .0,
-        401
-    );
+            401,
+        ),
+        ("POST", "/v1/episodes".to_owned(), Some(&create), 401),
+        ("DELETE", format!("/v1/episodes/{recorded}"), None, 401),
+    ] {
+        let answered = answer(&server, None, method, &path, body).0;
+        assert_eq!(answered, status, "{method} {path}");
+    }
 }
 
 #[test]
