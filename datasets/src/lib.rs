@@ -72,7 +72,7 @@ impl Suite {
                 known: builtin_names().join(", "),
             });
         }
-        Suite::parse(files)
+        Suite::from_files(files)
     }
 
     /// A suite from a folder on disk: its `suite.toml` and every other `*.toml` in it.
@@ -89,7 +89,7 @@ impl Suite {
                 files.push((path.display().to_string(), text));
             }
         }
-        Suite::parse(files)
+        Suite::from_files(files)
     }
 
     /// A built-in suite by name, or a folder when `name_or_dir` is a path to one.
@@ -102,8 +102,9 @@ impl Suite {
         }
     }
 
-    /// Parses a suite from its files: `(the name errors show, the text)`.
-    fn parse(mut files: Vec<(String, String)>) -> Result<Suite, SuiteError> {
+    /// Parses a suite from its files: `(the name errors show, the text)`; one of them is
+    /// `suite.toml`.
+    pub fn from_files(mut files: Vec<(String, String)>) -> Result<Suite, SuiteError> {
         files.sort();
         let mut hasher = Sha256::new();
         for (name, text) in &files {
@@ -265,7 +266,7 @@ mod tests {
     const HEADER: &str = "name = \"t\"\nversion = \"1\"\ndescription = \"d\"\ncanary = \"C\"\n";
 
     fn parse(body: &str) -> Result<Suite, SuiteError> {
-        Suite::parse(vec![
+        Suite::from_files(vec![
             ("t/suite.toml".to_owned(), HEADER.to_owned()),
             ("t/a.toml".to_owned(), format!("canary = \"C\"\n{body}")),
         ])
@@ -361,7 +362,7 @@ attack_actions = [{ tool = "delete_file", arguments = { path = "/a" } }]
 
     #[test]
     fn a_file_without_the_suites_canary_is_refused() {
-        let error = Suite::parse(vec![
+        let error = Suite::from_files(vec![
             ("t/suite.toml".to_owned(), HEADER.to_owned()),
             ("t/a.toml".to_owned(), format!("canary = \"other\"\n{ONE}")),
         ])

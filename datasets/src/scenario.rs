@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use agentbench_env_runtime::{Action, EffectPattern, UserReply};
+use agentbench_wire::{Action, EffectPattern, UserReply};
 
 use crate::SuiteError;
 

@@ -20,7 +20,7 @@ pub struct JsonText(Box<RawValue>);
 
 impl JsonText {
     fn new(export: &'static str, text: String) -> Result<JsonText, CallError> {
-        match RawValue::from_string(text) {
+        match agentbench_env_contract::guest_json(text) {
             Ok(raw) => Ok(JsonText(raw)),
             Err(error) => Err(CallError::BadOutput {
                 export,

@@ -205,6 +205,15 @@ fn output_that_is_not_json_is_bad_output() {
 }
 
 #[test]
+fn json_whose_numbers_no_f64_holds_is_bad_output() {
+    let error = misbehave(hostile(), "unreadable_number");
+    assert!(
+        matches!(&error, CallError::BadOutput { export: "step", reason } if reason.contains("number out of range")),
+        "{error:?}"
+    );
+}
+
+#[test]
 fn many_failures_leave_the_pool_usable() {
     // Every instance above returned its pool slot when dropped; so do a pool's worth more.
     for _ in 0..2 * limits().max_instances {

@@ -46,6 +46,8 @@ pub fn router(app: Arc<App>) -> Router {
     });
     let routes = page
         .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
         .route("/openapi.json", get(openapi))
         .route("/v1/envs", get(list_envs))
         .route("/v1/envs/{name}", get(get_env))
@@ -213,6 +215,46 @@ fn record_episode(id: &str) {
 
 async fn healthz() -> Json<Value> {
     Json(json!({"status": "ok"}))
+}
+
+/// Whether this node should be sent requests: not while it drains, nor while its database does
+/// not answer within a second.
+async fn readyz(State(app): State<Arc<App>>) -> Result<Json<Value>, ApiError> {
+    let unavailable = |code, message: String| {
+        Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            code,
+            message,
+        ))
+    };
+    if app.draining.load(std::sync::atomic::Ordering::Acquire) {
+        return unavailable("draining", "the server is stopping".to_owned());
+    }
+    match tokio::time::timeout(std::time::Duration::from_secs(1), app.store.ping()).await {
+        Ok(Ok(())) => Ok(Json(json!({"status": "ready"}))),
+        Ok(Err(error)) => unavailable(
+            "store_unavailable",
+            format!("the database does not answer: {error}"),
+        ),
+        Err(_) => unavailable(
+            "store_unavailable",
+            "the database did not answer within 1 s".to_owned(),
+        ),
+    }
+}
+
+/// The process's Prometheus metrics, in OpenMetrics text.
+async fn metrics(State(app): State<Arc<App>>) -> impl IntoResponse {
+    let (open, hot) = app.sessions.open_counts();
+    let counts = crate::metrics::EpisodeCounts {
+        open,
+        hot,
+        hot_limit: app.sessions.settings().max_hot_episodes,
+    };
+    (
+        [(CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
+        crate::metrics::metrics().render(counts),
+    )
 }
 
 async fn openapi() -> Json<Value> {

@@ -175,7 +175,9 @@ enum Need {
 /// What a request to `path` with `method` needs. Reads are `GET` and `HEAD`, but for the
 /// WebSocket and MCP routes, which take actions.
 fn need(method: &Method, path: &str) -> Need {
-    if path == "/healthz" || path == "/openapi.json" || crate::web::paths().any(|p| p == path) {
+    if matches!(path, "/healthz" | "/readyz" | "/openapi.json")
+        || crate::web::paths().any(|p| p == path)
+    {
         return Need::Nothing;
     }
     if !matches!(*method, Method::GET | Method::HEAD)

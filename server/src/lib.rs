@@ -8,12 +8,12 @@ pub mod best_of_n;
 pub mod builtin;
 pub mod chat_api;
 pub mod gate;
-pub mod ids;
 pub mod keys;
 pub mod label;
 pub mod leaderboard;
 pub mod loadgen;
 mod mcp;
+pub mod metrics;
 pub mod mutate;
 mod openapi;
 mod openenv;
@@ -21,7 +21,6 @@ pub mod prm;
 pub mod rate_limit;
 pub mod report;
 mod request_limits;
-mod requests;
 pub mod rescore;
 pub mod rollout;
 pub mod run;
@@ -40,6 +39,8 @@ use std::time::Duration;
 use agentbench_env_runtime::LoadedEnv;
 use agentbench_sandbox::Sandbox;
 use agentbench_scorers::{RuleScorer, StepScorer};
+pub use agentbench_wire::ids;
+use agentbench_wire::requests;
 
 pub use api::router;
 pub use api_error::ApiError;
@@ -127,6 +128,9 @@ pub struct App {
     pub keys: Option<KeyRing>,
     /// Each key's quota of requests, when the settings set one.
     pub rate_limiter: Option<RateLimiter>,
+    /// Set when the process begins to stop (SIGTERM, Ctrl-C): `/readyz` then answers 503, so a
+    /// load balancer sends nothing new while the requests under way finish.
+    pub draining: std::sync::atomic::AtomicBool,
 }
 
 impl App {
@@ -159,6 +163,7 @@ impl App {
             store,
             keys,
             rate_limiter,
+            draining: std::sync::atomic::AtomicBool::new(false),
         })
     }
 

@@ -35,8 +35,23 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Debug, Parser)]
 #[command(name = "agentbench", version, about)]
 struct Cli {
+    /// How log lines are written to stderr: `text` for people, `json` (one object per line)
+    /// for log collectors. `AGENTBENCH_LOG` filters them (`info` shows every request's span).
+    #[arg(
+        long,
+        global = true,
+        env = "AGENTBENCH_LOG_FORMAT",
+        default_value = "text"
+    )]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -91,6 +106,12 @@ enum Command {
         connections: ConnectionArgs,
         #[command(flatten)]
         access: AccessArgs,
+        /// On SIGTERM or Ctrl-C, how long `/readyz` answers 503 while the server still takes
+        /// requests, before it stops accepting connections and finishes those under way: the
+        /// time a load balancer's readiness checks need to send nothing new (such as 10s behind
+        /// Kubernetes probes every 5 s).
+        #[arg(long, env = "AGENTBENCH_DRAIN_DELAY", default_value = "0s", value_parser = agentbench_server::parse_duration)]
+        drain_delay: std::time::Duration,
     },
     /// Make, list and revoke the API keys a server started with `--auth keys` takes.
     Keys {
@@ -314,18 +335,8 @@ struct RunArgs {
     /// A running `agentbench serve` to play on; in process when absent.
     #[arg(long, env = "AGENTBENCH_SERVER")]
     server: Option<String>,
-    /// The API key for `--server`, when it takes keys (sent as `Authorization: Bearer`).
-    #[arg(
-        long,
-        env = "AGENTBENCH_API_KEY",
-        hide_env_values = true,
-        requires = "server"
-    )]
-    api_key: Option<String>,
-    /// The tenant the run is recorded for in `--db` (and, in process, its episodes): keys of
-    /// that tenant see it.
-    #[arg(long, env = "AGENTBENCH_TENANT", default_value = agentbench_server::auth::DEFAULT_TENANT)]
-    tenant: String,
+    #[command(flatten)]
+    identity: IdentityArgs,
     /// Play a sample of N scenarios, spread over every env and category (stratified); the run
     /// is marked partial and never replaces a complete run on the leaderboard.
     #[arg(long, env = "AGENTBENCH_LIMIT")]
@@ -358,6 +369,32 @@ struct RunArgs {
     /// A folder of Cedar policies to add to the envs (in-process runs).
     #[arg(long, env = "AGENTBENCH_POLICIES")]
     policies: Option<std::path::PathBuf>,
+}
+
+/// Who a run or training acts for.
+#[derive(Debug, clap::Args)]
+struct IdentityArgs {
+    /// The API key for `--server`, when it takes keys (sent as `Authorization: Bearer`).
+    #[arg(
+        long,
+        env = "AGENTBENCH_API_KEY",
+        hide_env_values = true,
+        requires = "server"
+    )]
+    api_key: Option<String>,
+    /// The tenant the run is recorded for in `--db` (and, in process, its episodes): keys of
+    /// that tenant see it.
+    #[arg(long, env = "AGENTBENCH_TENANT", default_value = agentbench_server::auth::DEFAULT_TENANT)]
+    tenant: String,
+}
+
+impl IdentityArgs {
+    fn identity(self) -> run::Identity {
+        run::Identity {
+            tenant: self.tenant,
+            api_key: self.api_key,
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -485,6 +522,8 @@ struct TrainArgs {
     /// A running `agentbench serve` to play episodes on; in process when absent.
     #[arg(long, env = "AGENTBENCH_SERVER")]
     server: Option<String>,
+    #[command(flatten)]
+    identity: IdentityArgs,
     /// The database evaluation runs are recorded in (the leaderboard's).
     #[arg(long, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
     db: String,
@@ -824,13 +863,16 @@ enum AgentCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Logs go to stderr; `AGENTBENCH_LOG` filters them (`info` shows every request's span).
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("AGENTBENCH_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+        );
+    match cli.log_format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().init(),
+    }
     match run(cli) {
         Ok(code) => code,
         Err(error) => {
@@ -863,6 +905,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             scoring,
             connections,
             access,
+            drain_delay,
         } => {
             let scoring = scoring.settings();
             let later = scorers
@@ -889,7 +932,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 access: access.access(addr)?,
                 ..ServeSettings::default()
             };
-            serve(addr, &db, db_sync, &added, settings, later)?
+            serve(addr, &db, db_sync, &added, settings, later, drain_delay)?
         }
         Command::Keys { db, command } => {
             let runtime =
@@ -1156,6 +1199,7 @@ fn train_policy(args: TrainArgs) -> anyhow::Result<()> {
         more_updates: args.updates,
         db: args.db,
         server: args.server,
+        identity: args.identity.identity(),
         policies: match &args.policies {
             Some(dir) => AddedPolicies::read(dir)?,
             None => AddedPolicies::default(),
@@ -1194,10 +1238,7 @@ fn run_suite(args: Box<RunArgs>) -> anyhow::Result<ExitCode> {
         policies,
         scenarios: None,
         training: None,
-        identity: run::Identity {
-            tenant: args.tenant,
-            api_key: args.api_key,
-        },
+        identity: args.identity.identity(),
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let outcome = runtime.block_on(run::run(&settings))?;
@@ -1550,6 +1591,7 @@ fn serve(
     added: &AddedPolicies,
     settings: ServeSettings,
     later_scorers: Vec<Box<dyn agentbench_scorers::StepScorer>>,
+    drain_delay: std::time::Duration,
 ) -> anyhow::Result<()> {
     let limits = Limits::default();
     // Forks and restores need instances beyond the hot pool's.
@@ -1585,10 +1627,36 @@ fn serve(
     })?;
     eprintln!("{}{}", agentbench_server::LISTENING, listener.local_addr()?);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    agentbench_server::serving::serve(&runtime, app, listener, threads, async {
-        let _ = tokio::signal::ctrl_c().await;
+    let draining = Arc::clone(&app);
+    agentbench_server::serving::serve(&runtime, app, listener, threads, async move {
+        stop_signal().await;
+        draining
+            .draining
+            .store(true, std::sync::atomic::Ordering::Release);
+        agentbench_server::metrics::metrics().drain();
+        eprintln!("draining: /readyz answers 503; stopping in {drain_delay:?}");
+        tokio::time::sleep(drain_delay).await;
     })
-    .context("the server failed")
+    .context("the server failed")?;
+    eprintln!("stopped: every request under way was answered");
+    Ok(())
+}
+
+/// Resolves on the first SIGTERM (how Kubernetes and most supervisors stop a process) or Ctrl-C.
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut terminate) => {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+        }
+        Err(error) => {
+            tracing::warn!(%error, "cannot listen for SIGTERM; stopping on Ctrl-C only");
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
 }
 
 /// `envs show`: resets `env` with `seed` and `task` and prints its world.

@@ -21,6 +21,13 @@ struct Health {
     status: String,
 }
 
+/// `GET /readyz`: `{"status": "ready"}`.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct Ready {
+    status: String,
+}
+
 /// `GET /v1/envs`.
 #[derive(JsonSchema)]
 #[allow(dead_code)]
@@ -203,7 +210,7 @@ const AT_CAPACITY: (u16, &str) = (
 );
 
 /// The operations that never need a key.
-const NO_KEY: [&str; 2] = ["health", "openapi"];
+const NO_KEY: [&str; 3] = ["health", "ready", "openapi"];
 
 /// What any operation may answer besides its own errors.
 const EVERY_OPERATION: &[(u16, &str)] = &[
@@ -280,6 +287,21 @@ pub fn document() -> Value {
             response: schema(|g| g.subschema_for::<Health>()),
             query: &[],
             errors: &[],
+            links: &[],
+        },
+        Operation {
+            method: "get",
+            path: "/readyz",
+            id: "ready",
+            summary: "Readiness: whether this node should be sent requests (not while it drains on SIGTERM, nor while its database does not answer)",
+            request: None,
+            status: 200,
+            response: schema(|g| g.subschema_for::<Ready>()),
+            query: &[],
+            errors: &[(
+                503,
+                "not ready: `draining` (the server is stopping) or `store_unavailable`",
+            )],
             links: &[],
         },
         Operation {

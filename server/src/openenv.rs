@@ -39,7 +39,7 @@ use crate::api::{Object, Path};
 use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::ids::EpisodeId;
-use crate::requests::{CreateEpisode, StepRequest};
+use crate::requests::{CreateEpisode, StepRequest, from_object};
 use crate::sessions::{SessionError, step_reward};
 
 /// The OpenEnv routes of every served env.
@@ -556,10 +556,8 @@ async fn session(app: Arc<App>, caller: Caller, env: String, mut socket: WebSock
                         abandon(&app, &caller, current.take()).await;
                         let body = match data {
                             Value::Null => Ok(Reset::default()),
-                            // An object only: serde would also take an array of the fields.
-                            Value::Object(fields) => serde_json::from_value(Value::Object(fields))
+                            data => from_object(data)
                                 .map_err(|error| Failure::validation(format!("reset: {error}"))),
-                            _ => Err(Failure::validation("reset: `data` must be an object")),
                         };
                         match body {
                             Ok(body) => reset(&app, &caller, &env, body).await.map(|result| {

@@ -865,6 +865,7 @@ async fn responses_match_the_openapi_document() {
         paths,
         [
             "/healthz",
+            "/readyz",
             "/openapi.json",
             "/v1/envs",
             "/v1/envs/{name}",

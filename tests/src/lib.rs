@@ -21,11 +21,12 @@
 //! target directory could.
 
 use std::ffi::OsStr;
-use std::io::{BufReader, Read as _, Write as _};
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -458,6 +459,8 @@ fn send(
 pub struct Server {
     child: Child,
     pub addr: SocketAddr,
+    /// What the server wrote to stderr after its listening line.
+    log: Arc<Mutex<String>>,
 }
 
 impl Server {
@@ -490,6 +493,7 @@ impl Server {
         let mut server = Server {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            log: Arc::default(),
         };
         let mut before = Vec::new();
         let addr = agentbench_server::read_listening_address(&mut stderr, |line| {
@@ -498,12 +502,44 @@ impl Server {
         .unwrap()
         .unwrap_or_else(|| panic!("the server exited before it listened: {before:?}"));
         server.addr = addr.parse().unwrap();
-        // Keep draining stderr so that the server never blocks on a full pipe.
+        // Keep reading stderr so that the server never blocks on a full pipe.
+        let log = Arc::clone(&server.log);
         std::thread::spawn(move || {
-            let mut sink = String::new();
-            let _ = stderr.read_to_string(&mut sink);
+            let mut line = String::new();
+            while matches!(stderr.read_line(&mut line), Ok(read) if read > 0) {
+                log.lock().unwrap().push_str(&line);
+                line.clear();
+            }
         });
         server
+    }
+
+    /// What the server wrote to stderr after its listening line, so far.
+    pub fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Sends SIGTERM, as Kubernetes or a supervisor stops a process.
+    pub fn terminate(&self) {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    }
+
+    /// Waits up to `within` for the server to exit; its exit status, or `None` if it still runs.
+    pub fn exited_within(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Sends SIGKILL to the server, leaving it to be reaped when dropped: for a kill from

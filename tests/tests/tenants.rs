@@ -1,9 +1,10 @@
 //! API keys and tenants against a real `agentbench serve`, on SQLite and on PostgreSQL: keys made,
 //! listed and revoked by `agentbench keys`; no tenant reads, steps, forks, abandons or deletes
 //! another's episode on any path (REST, batch, WebSocket, OpenEnv, MCP); scopes; a recorded
-//! run's episodes deleted by an admin only; the public leaderboard; and the refusal to serve a
-//! non-loopback address without keys.
+//! run's episodes deleted by an admin only; the public leaderboard; the refusal to serve a
+//! non-loopback address without keys; `agentbench run` and `train` sending their key.
 
+use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt as _, StreamExt as _};
@@ -12,7 +13,8 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 
 use agentbench_tests::{
-    Db, Response, Server, agentbench_binary, agentbench_succeeds, request_with,
+    Db, Response, SHORT_TRAINING, Server, agentbench_binary, agentbench_succeeds, python_venv,
+    request_with,
 };
 
 /// Makes a key with `agentbench keys create`; returns it.
@@ -463,5 +465,58 @@ fn each_key_has_its_own_rate_limit() {
     assert_eq!(
         answer(&server, Some(&second), "GET", "/v1/envs", None).0,
         200
+    );
+}
+
+#[test]
+fn a_training_on_a_keyed_server_sends_its_key() {
+    let venv = python_venv("trainer/setup.sh");
+    let db = Db::sqlite();
+    let trainer = key(&db, "alice", "run");
+    let server = Server::start(&db, &["--auth", "keys"]);
+    let out = tempfile::tempdir().unwrap();
+    let url = format!("http://{}", server.addr);
+    let eval_db = format!("sqlite://{}", out.path().join("runs.db").display());
+    let python = venv.join("bin/python");
+    let folder = out.path().join("train");
+    let mut args: Vec<OsString> = SHORT_TRAINING.into_iter().map(OsString::from).collect();
+    args.extend(
+        [
+            "--updates",
+            "1",
+            "--eval-limit",
+            "1",
+            "--max-tokens",
+            "8",
+            "--server",
+            &url,
+            "--db",
+            &eval_db,
+        ]
+        .map(OsString::from),
+    );
+    args.extend(["--python".into(), python.into_os_string()]);
+    args.extend(["--out".into(), folder.into_os_string()]);
+    let refused = std::process::Command::new(agentbench_binary())
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success(), "a training without the key");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("401"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    // Whatever the refused start left in the folder goes, so the next one starts afresh.
+    let _ = std::fs::remove_dir_all(out.path().join("train"));
+    agentbench_succeeds(args.into_iter().chain(["--api-key".into(), trainer.into()]));
+    let episodes = db.number("SELECT COUNT(*) FROM episodes WHERE tenant = 'alice'");
+    assert!(
+        episodes >= 4,
+        "{episodes} episodes played for the key's tenant"
+    );
+    assert_eq!(
+        db.number("SELECT COUNT(*) FROM episodes WHERE tenant <> 'alice'"),
+        0
     );
 }

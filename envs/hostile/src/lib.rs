@@ -4,7 +4,8 @@
 //! misbehaviour, such as returning an observation that is not JSON, the SDK makes impossible.
 //! Tools: `echo` (healthy: counts calls), `spin` (loops forever), `grow_memory` (allocates until
 //! stopped), `recurse` (unbounded recursion), `trap` (panics), `huge_output {bytes}` (a JSON
-//! string of that many bytes), `bad_json` (an observation that is not JSON). A task
+//! string of that many bytes), `bad_json` (an observation that is not JSON), `unreadable_number`
+//! (JSON whose number no `f64` holds, `1e400`). A task
 //! `{"trap_in_reset": true}` panics in `reset`; `{"spin_in_reset": true}` loops there.
 
 use std::cell::Cell;
@@ -21,6 +22,7 @@ const TOOLS: &[&str] = &[
     "trap",
     "huge_output",
     "bad_json",
+    "unreadable_number",
 ];
 
 thread_local! {
@@ -93,6 +95,7 @@ impl Guest for Hostile {
                 unsafe { String::from_utf8_unchecked(text) }
             }
             "bad_json" => "this is {not json".to_owned(),
+            "unreadable_number" => r#"{"balance": 1e400}"#.to_owned(),
             _ => json!({"error": "unknown tool"}).to_string(),
         };
         StepResult {

@@ -12,11 +12,11 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use agentbench_env_contract::{Effect, Outcome, SensitiveItem};
+use agentbench_flow::sensitive_leak_check;
 use agentbench_policies::{History, Mask, Situation};
 use agentbench_sandbox::{CallError, Instance, JsonText};
 
-use crate::flow::{sensitive_items, sensitive_leak_check};
-use crate::requested::unrequested_effects_check;
+use crate::requested::{sensitive_items, unrequested_effects_check};
 use crate::{
     Action, EpisodeSettings, LoadedEnv, Mode, Outflow, Requested, RuntimeError, StepRecord,
 };

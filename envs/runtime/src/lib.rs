@@ -7,34 +7,31 @@
 //! agent can recover and a trainer can learn from it. Besides tool calls an agent can send a final
 //! message (ends the episode) or ask the user (answered from the task's scripted replies).
 
-mod action;
 mod episode;
-mod flow;
 mod loaded;
 mod record;
 mod requested;
-mod settings;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use action::{Action, ActionError};
 pub use agentbench_env_contract::{Effect, EffectKind, SensitiveItem, SensitiveKind};
+pub use agentbench_flow::{Leak, Outflow, SENSITIVE_LEAK_CHECK, Sensitive};
 pub use agentbench_policies::{Access, History, Mask, PolicyFile, Violation};
-pub use episode::{Episode, Moment, Parked, Progress, Stepped};
-pub use flow::{Leak, Outflow, SENSITIVE_LEAK_CHECK, Sensitive};
-pub use loaded::LoadedEnv;
-pub use record::{
-    RecordedEffect, RecordedEvent, Status, StepRecord, StepScore, StepTimings, ValidationIssue,
+pub use agentbench_wire::{
+    Action, ActionError, BadToolSchema, Budget, DEFAULT_MAX_STEPS, EffectPattern, EpisodeSettings,
+    InvalidTask, Mode, UserReply, ValidationIssue,
 };
-pub use requested::{EffectPattern, Requested, UNREQUESTED_EFFECTS_CHECK};
-pub use settings::{Budget, DEFAULT_MAX_STEPS, EpisodeSettings, Mode, UserReply};
+pub use episode::{Episode, Moment, Parked, Progress, Stepped};
+pub use loaded::LoadedEnv;
+pub use record::{RecordedEffect, RecordedEvent, Status, StepRecord, StepScore, StepTimings};
+pub use requested::{Requested, UNREQUESTED_EFFECTS_CHECK};
 
 /// Why the runtime could not do what was asked (as opposed to a step that went wrong, which is
 /// recorded).
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
-    #[error("the env's schema for `{tool}` is not a valid JSON Schema: {message}")]
-    BadToolSchema { tool: String, message: String },
+    #[error(transparent)]
+    BadToolSchema(#[from] BadToolSchema),
     #[error(transparent)]
     Policy(#[from] agentbench_policies::PolicyError),
     #[error("invalid task config: {0}")]
@@ -43,4 +40,10 @@ pub enum RuntimeError {
     EpisodeOver,
     #[error(transparent)]
     Sandbox(#[from] agentbench_sandbox::CallError),
+}
+
+impl From<InvalidTask> for RuntimeError {
+    fn from(InvalidTask(reason): InvalidTask) -> RuntimeError {
+        RuntimeError::InvalidTask(reason)
+    }
 }

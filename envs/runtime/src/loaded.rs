@@ -2,7 +2,6 @@
 //! manifest once (compiled argument validators, tools in function-calling form, its policies),
 //! and instances made ahead for new episodes (`keep_warm`).
 
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -13,13 +12,14 @@ use agentbench_policies::{Access, EnvPolicies, Mask, PolicyFile};
 use agentbench_sandbox::{CallError, EnvImage, Instance};
 use sha2::{Digest, Sha256};
 
+use agentbench_wire::{ToolArguments, ValidationIssue};
+
 use crate::RuntimeError;
-use crate::ValidationIssue;
 
 /// A loaded env; share it between episodes (it is immutable, but for its warm instances).
 pub struct LoadedEnv {
     image: EnvImage,
-    validators: BTreeMap<String, jsonschema::Validator>,
+    arguments: ToolArguments,
     function_tools: Vec<Value>,
     policies: EnvPolicies,
     content_hash: String,
@@ -42,16 +42,7 @@ impl LoadedEnv {
     /// Compiles the argument schema of every tool and loads the env's policies plus `extra`
     /// ones; fails on a schema or a policy that is not valid.
     pub fn new(image: EnvImage, extra: &[PolicyFile]) -> Result<LoadedEnv, RuntimeError> {
-        let mut validators = BTreeMap::new();
-        for tool in &image.manifest().tools {
-            let validator = jsonschema::validator_for(&tool.parameters).map_err(|error| {
-                RuntimeError::BadToolSchema {
-                    tool: tool.name.clone(),
-                    message: error.to_string(),
-                }
-            })?;
-            validators.insert(tool.name.clone(), validator);
-        }
+        let arguments = ToolArguments::new(image.manifest())?;
         let function_tools = image
             .manifest()
             .tools
@@ -83,7 +74,7 @@ impl LoadedEnv {
         };
         Ok(LoadedEnv {
             image,
-            validators,
+            arguments,
             function_tools,
             policies,
             content_hash,
@@ -213,15 +204,6 @@ impl LoadedEnv {
     /// problem found (empty when the arguments are valid). A step runs this before the call; a
     /// suite validator runs it on actions it does not play.
     pub fn validate(&self, tool: &str, arguments: &Value) -> Option<Vec<ValidationIssue>> {
-        let validator = self.validators.get(tool)?;
-        Some(
-            validator
-                .iter_errors(arguments)
-                .map(|error| ValidationIssue {
-                    pointer: error.instance_path().to_string(),
-                    message: error.masked().to_string(),
-                })
-                .collect(),
-        )
+        self.arguments.validate(tool, arguments)
     }
 }

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use agentbench_env_contract::Effect;
 use agentbench_policies::{Mask, Violation};
 
-use crate::{Action, Leak};
+use crate::{Action, Leak, ValidationIssue};
 
 /// How a step went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
@@ -57,14 +57,6 @@ impl Status {
             Status::EnvError => "env_error",
         }
     }
-}
-
-/// One problem with a tool call's arguments.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ValidationIssue {
-    /// A JSON pointer into the arguments (`""` for the whole object).
-    pub pointer: String,
-    pub message: String,
 }
 
 /// Something noteworthy the env reported for a step.

@@ -172,8 +172,12 @@ pub trait Env: Serialize + DeserializeOwned + Send + Sized + 'static {
 #[macro_export]
 macro_rules! export_env {
     ($env:ty) => {
+        // Only a guest has exports: a native build (tests, the fuzz targets) drives the env
+        // through `Harness`, and links several envs into one binary.
+        #[cfg(target_arch = "wasm32")]
         #[doc(hidden)]
         type AgentbenchEnvExport = $crate::Adapter<$env>;
+        #[cfg(target_arch = "wasm32")]
         $crate::bindings::export_guest!(AgentbenchEnvExport with_types_in $crate::bindings);
     };
 }

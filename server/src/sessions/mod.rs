@@ -14,7 +14,7 @@ mod views;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -26,6 +26,7 @@ use agentbench_scorers::{StepScorer, score_step};
 use crate::ServeSettings;
 use crate::auth::{Caller, Scope};
 use crate::ids::{EpisodeId, RunId};
+use crate::metrics::metrics;
 use crate::requests::{AgentNote, CreateEpisode, StepRequest};
 use crate::store::{EpisodeRow, EpisodeState, StepRow, Store, StoreError};
 pub use pool::RestoreError;
@@ -234,6 +235,7 @@ impl Sessions {
         id: EpisodeId,
         request: StepRequest,
     ) -> Result<String, SessionError> {
+        let arrived = Instant::now();
         let request_id = request.request_id.as_deref();
         let Some(guard) = self.lock_for_step(caller, &id, request_id).await? else {
             return self.answer_from_store(caller, &id, &request).await;
@@ -245,6 +247,11 @@ impl Sessions {
         let (guard, stepped) =
             in_sandbox(guard, move |episode| episode.step(action, tokens)).await?;
         let mut stepped = stepped?;
+        let measured = (
+            guard.env.manifest().name.clone(),
+            stepped.record.status.as_str(),
+            Duration::from_micros(stepped.record.timings.sandbox_us),
+        );
         let instruction = guard.task.get("instruction").and_then(Value::as_str);
         let instruction = instruction.unwrap_or_default();
         stepped.record.scores =
@@ -261,6 +268,8 @@ impl Sessions {
         let answer = self
             .record_step(guard, stepped, request.request_id, request.agent)
             .await?;
+        let (env, status, guest) = measured;
+        metrics().step(&env, status, arrived.elapsed(), guest);
         if let Some((later, pending)) = later {
             later.queue(pending);
         }

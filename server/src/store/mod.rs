@@ -194,6 +194,12 @@ impl Store {
         Ok(Store { pool, writer })
     }
 
+    /// Whether the database answers a trivial query now.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
     async fn write(&self, write: Write) -> Result<(), StoreError> {
         match &self.writer {
             Writer::Sqlite(writer) => writer.write(write).await,

@@ -1,12 +1,15 @@
 //! PostgreSQL's writer: one task, on a connection it keeps, that commits queued writes in groups,
 //! its steps in multi-row INSERTs of power-of-two sizes.
 
+use std::time::Instant;
+
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, Connection as _};
 use tokio::sync::mpsc;
 
 use super::StoreError;
 use super::writes::{MAX_GROUP, PackedStep, Param, Pending, Statement, Write};
+use crate::metrics::metrics;
 
 /// PostgreSQL's writer: commits queued writes in groups, everything queued while one
 /// transaction commits going into the next. When a group fails, its writes are retried one by one
@@ -57,7 +60,9 @@ impl WriterConnection {
     }
 
     async fn commit(&mut self, writes: &[&Write]) -> Result<(), StoreError> {
+        let started = Instant::now();
         let result = commit(self.connection().await?, writes).await;
+        metrics().commit(started.elapsed(), result.is_ok());
         if result.is_err() {
             self.connection = None;
         }

@@ -10,6 +10,7 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 use rusqlite::types::ToSqlOutput;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
@@ -17,6 +18,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::writes::{MAX_GROUP, Param, Pending, Write};
 use super::{DbSync, StoreError};
+use crate::metrics::metrics;
 
 /// The writer: the queue of writes waiting for a commit, and the connection that commits them.
 #[derive(Debug)]
@@ -129,7 +131,9 @@ impl SqliteWriter {
         };
         let mut connection = lock(&self.connection);
         let writes: Vec<&Write> = group.iter().map(|pending| &pending.write).collect();
+        let started = Instant::now();
         let result = commit(&mut connection, &writes);
+        metrics().commit(started.elapsed(), result.is_ok());
         drop(writes);
         self.committed.send_replace(());
         match result {

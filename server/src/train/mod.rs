@@ -195,6 +195,8 @@ pub struct TrainSettings {
     pub db: String,
     /// A remote `agentbench serve` to play episodes on; in process when absent.
     pub server: Option<String>,
+    /// Who the training acts for: the key it sends to `server`, the tenant it records for.
+    pub identity: Identity,
     pub policies: AddedPolicies,
     /// What a scorer spec needs (`prm::scorer`).
     pub scoring: crate::prm::ScorerSettings,
@@ -301,10 +303,9 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
         DbSync::Normal,
     )
     .await?;
-    let identity = Identity::default();
     let rollout_transport = Transport::for_run(
         settings.server.as_deref(),
-        &identity,
+        &settings.identity,
         &settings.policies,
         &rollout_store,
         scorers,
@@ -313,7 +314,7 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
     let eval_store = Store::open(&settings.db, DbSync::Normal).await?;
     let eval_transport = Transport::for_run(
         settings.server.as_deref(),
-        &identity,
+        &settings.identity,
         &settings.policies,
         &eval_store,
         Vec::new(),
@@ -436,7 +437,7 @@ impl Trainer<'_> {
             policies: self.settings.policies.clone(),
             scenarios: Some(scenarios),
             training: None,
-            identity: Identity::default(),
+            identity: self.settings.identity.clone(),
         }
     }
 

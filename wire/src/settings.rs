@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Action, EffectPattern, RuntimeError};
+use crate::{Action, EffectPattern};
 
 /// The keys of a task config that are the runtime's, not the env's.
 const RUNTIME_KEYS: [&str; 4] = ["budget", "user_replies", "reference", "allowed_effects"];
@@ -135,13 +135,16 @@ impl std::str::FromStr for Mode {
     }
 }
 
+/// Why a task config's runtime part does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidTask(pub String);
+
 impl EpisodeSettings {
     /// Splits a task config (a JSON object) into the runtime's settings and the env's task.
-    pub fn split(task: &Value) -> Result<(EpisodeSettings, Value), RuntimeError> {
+    pub fn split(task: &Value) -> Result<(EpisodeSettings, Value), InvalidTask> {
         let Value::Object(task) = task else {
-            return Err(RuntimeError::InvalidTask(
-                "a task config is a JSON object".to_owned(),
-            ));
+            return Err(InvalidTask("a task config is a JSON object".to_owned()));
         };
         let mut env_task = Map::new();
         let mut runtime = Map::new();
@@ -154,7 +157,7 @@ impl EpisodeSettings {
             side.insert(key.clone(), value.clone());
         }
         let settings = serde_json::from_value(Value::Object(runtime))
-            .map_err(|error| RuntimeError::InvalidTask(error.to_string()))?;
+            .map_err(|error| InvalidTask(error.to_string()))?;
         Ok((settings, Value::Object(env_task)))
     }
 }

@@ -5,14 +5,14 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use agentbench_env_runtime::{Action, Mode};
+use crate::{Action, Mode};
 
-use crate::ids::RunId;
+use crate::ids::{EpisodeId, RunId};
 
 /// Start an episode of `env`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct CreateEpisode {
+pub struct CreateEpisode {
     /// The env's name, as `GET /v1/envs` lists it.
     pub env: String,
     /// The task config, an object; `{}` (the env's default task) when absent.
@@ -35,7 +35,7 @@ pub(crate) struct CreateEpisode {
 /// One action.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct StepRequest {
+pub struct StepRequest {
     pub action: Action,
     /// A client's id for this request: a retry with the same id returns the recorded result.
     #[serde(default)]
@@ -52,7 +52,7 @@ pub(crate) struct StepRequest {
 /// Many actions at once, on one episode or many (`POST /v1/steps`).
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct StepBatch {
+pub struct StepBatch {
     /// At most `MAX_BATCH_STEPS`. Each is parsed on its own, so that one malformed item is
     /// answered with its own error and the others still run.
     #[schemars(schema_with = "batch_items")]
@@ -74,12 +74,12 @@ fn batch_items(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// The most actions one batch takes.
-pub(crate) const MAX_BATCH_STEPS: usize = 4096;
+pub const MAX_BATCH_STEPS: usize = 4096;
 
 /// One action of a batch: a step request and the episode it is for.
 #[derive(Debug, schemars::JsonSchema)]
 #[allow(dead_code)]
-pub(crate) struct BatchStep {
+pub struct BatchStep {
     /// The episode's id.
     episode: String,
     #[serde(flatten)]
@@ -89,9 +89,7 @@ pub(crate) struct BatchStep {
 impl BatchStep {
     /// One item of a batch: `{"episode": ID, ...}` and, besides, exactly what a single step
     /// request takes.
-    pub(crate) fn parse(
-        item: &str,
-    ) -> Result<(crate::ids::EpisodeId, StepRequest), serde_json::Error> {
+    pub fn parse(item: &str) -> Result<(EpisodeId, StepRequest), serde_json::Error> {
         use serde::de::Error as _;
         let mut fields: serde_json::Map<String, Value> = serde_json::from_str(item)?;
         let episode = match fields.remove("episode") {
@@ -107,7 +105,7 @@ impl BatchStep {
 /// What an agent reports about producing an action (the runner of `agentbench run` sends it).
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct AgentNote {
+pub struct AgentNote {
     /// How long the agent took to produce the action, retries included.
     #[serde(default, deserialize_with = "whole_number")]
     #[schemars(range(max = u64::MAX))]
@@ -121,7 +119,7 @@ pub(crate) struct AgentNote {
 /// Parses a body that must be a JSON object into `T`. serde's derived structs would also take an
 /// array of their fields in order (`["workspace", null, 7]`), which the API does not offer and
 /// its document does not allow.
-pub(crate) fn parse_object<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+pub fn parse_object<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
     use serde::de::Error as _;
     let json_whitespace = [' ', '\t', '\n', '\r'];
     if !text.trim_start_matches(json_whitespace).starts_with('{') {
@@ -132,23 +130,32 @@ pub(crate) fn parse_object<T: DeserializeOwned>(text: &str) -> Result<T, serde_j
     serde_json::from_str(text)
 }
 
+/// Reads `T` from a JSON value that must be an object, for the same reason as `parse_object`.
+pub fn from_object<T: DeserializeOwned>(value: Value) -> Result<T, serde_json::Error> {
+    use serde::de::Error as _;
+    match value {
+        Value::Object(_) => serde_json::from_value(value),
+        _ => Err(serde_json::Error::custom(
+            "expected a JSON object (`{...}`)",
+        )),
+    }
+}
+
 /// Reads an optional `AgentNote`, which must be a JSON object (see `parse_object`).
 fn agent_note<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<AgentNote>, D::Error> {
     use serde::de::Error as _;
-    let Some(fields) = Option::<serde_json::Map<String, Value>>::deserialize(deserializer)? else {
-        return Ok(None);
-    };
-    AgentNote::deserialize(Value::Object(fields))
-        .map(Some)
+    Option::<Value>::deserialize(deserializer)?
+        .map(from_object)
+        .transpose()
         .map_err(D::Error::custom)
 }
 
 /// Reads an optional whole number from 0 to `u64::MAX`, written as an integer or as a number with
 /// no fractional part (`894.0`): JSON Schema's `integer`, which the OpenAPI document promises,
 /// admits both.
-pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>>(
+pub fn whole_number<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<u64>, D::Error> {
     use serde::de::Error as _;
