@@ -5,9 +5,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{Action, Mode};
-
 use crate::ids::{EpisodeId, RunId};
+use crate::{Action, Mode};
 
 /// Start an episode of `env`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
