@@ -246,14 +246,17 @@ async fn readyz(State(app): State<Arc<App>>) -> Result<Json<Value>, ApiError> {
 /// The process's Prometheus metrics, in OpenMetrics text.
 async fn metrics(State(app): State<Arc<App>>) -> impl IntoResponse {
     let (open, hot) = app.sessions.open_counts();
-    let counts = crate::metrics::EpisodeCounts {
+    let (connections, idle_connections) = app.store.connections();
+    let now = crate::metrics::NodeState {
         open,
         hot,
         hot_limit: app.sessions.settings().max_hot_episodes,
+        connections,
+        idle_connections,
     };
     (
         [(CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
-        crate::metrics::metrics().render(counts),
+        crate::metrics::metrics().render(now),
     )
 }
 

@@ -1,6 +1,7 @@
 //! The serving process's Prometheus metrics (`GET /metrics`, OpenMetrics text): steps by env and
 //! status, step latency, guest time per env, store commit latency, and at each scrape the
-//! episodes open, hot and parked, the hot limit and whether the node is draining.
+//! episodes hot and parked, the hot limit, the database pool's connections in use and idle, and
+//! whether the node is draining.
 //!
 //! One registry per process, as Prometheus scrapes a process: the counters are process-wide
 //! statics (`metrics()`), so the store's writers and the sessions record without a handle passed
@@ -52,6 +53,7 @@ pub struct Metrics {
     commit_failures: Counter,
     episodes: Family<StateLabel, Gauge>,
     hot_limit: Gauge,
+    connections: Family<StateLabel, Gauge>,
     draining: Gauge,
 }
 
@@ -61,12 +63,16 @@ impl std::fmt::Debug for Metrics {
     }
 }
 
-/// The episodes of this node at a scrape.
+/// What a scrape reads of the node's state.
 #[derive(Debug, Clone, Copy)]
-pub struct EpisodeCounts {
+pub struct NodeState {
+    /// Open episodes, and how many of them are hot.
     pub open: usize,
     pub hot: usize,
     pub hot_limit: usize,
+    /// The database read pool's connections, and how many of them are idle.
+    pub connections: u32,
+    pub idle_connections: usize,
 }
 
 impl Metrics {
@@ -114,6 +120,12 @@ impl Metrics {
             "The most episodes this node keeps in sandbox instances (--max-hot-episodes)",
             hot_limit.clone(),
         );
+        let connections = Family::<StateLabel, Gauge>::default();
+        registry.register(
+            "store_connections",
+            "The database read pool's connections: busy (lent out) or idle",
+            connections.clone(),
+        );
         let draining = Gauge::default();
         registry.register(
             "draining",
@@ -129,6 +141,7 @@ impl Metrics {
             commit_failures,
             episodes,
             hot_limit,
+            connections,
             draining,
         }
     }
@@ -166,16 +179,23 @@ impl Metrics {
         self.draining.set(1);
     }
 
-    /// The OpenMetrics text of every metric, with the episode gauges set to `counts`.
-    pub fn render(&self, counts: EpisodeCounts) -> String {
+    /// The OpenMetrics text of every metric, with the gauges set from `now`.
+    pub fn render(&self, now: NodeState) -> String {
         let gauge = |count: usize| i64::try_from(count).unwrap_or(i64::MAX);
-        let parked = counts.open.saturating_sub(counts.hot);
-        for (state, count) in [("hot", counts.hot), ("parked", parked)] {
+        let parked = now.open.saturating_sub(now.hot);
+        for (state, count) in [("hot", now.hot), ("parked", parked)] {
             self.episodes
                 .get_or_create(&StateLabel { state })
                 .set(gauge(count));
         }
-        self.hot_limit.set(gauge(counts.hot_limit));
+        self.hot_limit.set(gauge(now.hot_limit));
+        let open = usize::try_from(now.connections).unwrap_or(usize::MAX);
+        let busy = open.saturating_sub(now.idle_connections);
+        for (state, count) in [("busy", busy), ("idle", now.idle_connections)] {
+            self.connections
+                .get_or_create(&StateLabel { state })
+                .set(gauge(count));
+        }
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &self.registry)
             .expect("writing to a String cannot fail");

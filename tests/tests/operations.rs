@@ -62,6 +62,12 @@ fn metrics_count_steps_by_env_and_status_and_episodes_by_state() {
     for (name, value) in expected {
         assert_eq!(sample(text, name), Some(value), "{name} in\n{text}");
     }
+    let pool = sample(text, r#"agentbench_store_connections{state="idle"}"#).unwrap()
+        + sample(text, r#"agentbench_store_connections{state="busy"}"#).unwrap();
+    assert!(
+        (1.0..=5.0).contains(&pool),
+        "SQLite's read pool holds 1 to 5: {pool}"
+    );
     let commits = sample(text, "agentbench_store_commit_duration_seconds_count").unwrap();
     assert!(
         commits >= 5.0,

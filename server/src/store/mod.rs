@@ -194,6 +194,11 @@ impl Store {
         Ok(Store { pool, writer })
     }
 
+    /// The read pool's connections now: (open, idle). The writer's own connection is apart.
+    pub fn connections(&self) -> (u32, usize) {
+        (self.pool.size(), self.pool.num_idle())
+    }
+
     /// Whether the database answers a trivial query now.
     pub async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
