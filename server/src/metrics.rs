@@ -129,7 +129,7 @@ impl Metrics {
         let draining = Gauge::default();
         registry.register(
             "draining",
-            "1 once the node stopped taking new connections on SIGTERM or Ctrl-C",
+            "1 once the node is draining (SIGTERM or Ctrl-C): readiness is off and it stops soon",
             draining.clone(),
         );
         Metrics {
