@@ -141,6 +141,19 @@ impl From<RuntimeError> for ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> ApiError {
+        if let StoreError::LeaseLost = error {
+            // Another node has the episode now: the same request, retried, is answered there
+            // (or from the record, when that node recorded it).
+            tracing::warn!(%error, "episode taken over mid-request");
+            return ApiError {
+                retry_after_seconds: Some(1),
+                ..ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "episode_moved",
+                    error.to_string(),
+                )
+            };
+        }
         tracing::error!(%error, "store error");
         match error {
             // Retrying cannot help: the bytes on disk are damaged. The log names which.
@@ -198,6 +211,15 @@ impl From<SessionError> for ApiError {
             SessionError::RequestIdReused { ref recorded, .. } => ApiError {
                 details: recorded.clone(),
                 ..ApiError::new(StatusCode::CONFLICT, "request_id_reused", error.to_string())
+            },
+            // Another node is acting on the episode, for longer than a request should take.
+            SessionError::Busy { .. } => ApiError {
+                retry_after_seconds: Some(1),
+                ..ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "episode_busy",
+                    error.to_string(),
+                )
             },
             SessionError::RunEvidence { .. } => ApiError::new(
                 StatusCode::FORBIDDEN,

@@ -71,6 +71,12 @@ pub struct ServeSettings {
     pub access: Access,
     /// Each key's (or keyless peer's) quota of requests; none when absent.
     pub rate_limit: Option<RateLimit>,
+    /// This node's name among the nodes that share a PostgreSQL store (logs and leases name
+    /// it, with a suffix unique to the process).
+    pub node: String,
+    /// On a shared store, how long a node may hold an episode's lease for one request before
+    /// another node may take the episode over: longer than any request on one episode takes.
+    pub lease_ttl: Duration,
 }
 
 /// What a server allows each connection and each request's arrival, so that slow, idle or
@@ -114,6 +120,8 @@ impl Default for ServeSettings {
             connections: ConnectionLimits::default(),
             access: Access::Open,
             rate_limit: None,
+            node: "agentbench".to_owned(),
+            lease_ttl: Duration::from_secs(10),
         }
     }
 }

@@ -112,6 +112,14 @@ enum Command {
         /// Kubernetes probes every 5 s).
         #[arg(long, env = "AGENTBENCH_DRAIN_DELAY", default_value = "0s", value_parser = agentbench_server::parse_duration)]
         drain_delay: std::time::Duration,
+        /// This node's name when several share one PostgreSQL database (default: the host's
+        /// name, `$HOSTNAME`); each process adds a suffix of its own.
+        #[arg(long, env = "AGENTBENCH_NODE")]
+        node: Option<String>,
+        /// On a shared PostgreSQL store, how long one request may hold an episode before
+        /// another node may take it over (when this node died mid-request).
+        #[arg(long, env = "AGENTBENCH_LEASE_TTL", default_value = "10s", value_parser = agentbench_server::parse_duration)]
+        lease_ttl: std::time::Duration,
     },
     /// Make, list and revoke the API keys a server started with `--auth keys` takes.
     Keys {
@@ -363,6 +371,20 @@ struct RunArgs {
     /// Continue an interrupted run by its id; what it recorded is not played again.
     #[arg(long)]
     resume: Option<String>,
+    /// The run's id (1 to 64 letters, digits, `-`, `_`, `.`): a new run takes it, and a run
+    /// already recorded under it is continued. The shards of one run name the same id.
+    #[arg(long, env = "AGENTBENCH_RUN_ID", value_parser = run::parse_run_id, conflicts_with = "resume")]
+    run_id: Option<String>,
+    /// Play one share of the run's (scenario, trial) pairs, `I/N` (I from 0 to N-1), into the
+    /// run `--run-id` names, on a database the shards share (PostgreSQL). Shards run anywhere,
+    /// in any order; one that died is resumed by running it again. The shard that finds every
+    /// pair recorded judges the run (report, gate, exit code); the others exit 0.
+    #[arg(long, env = "AGENTBENCH_SHARD", requires = "run_id")]
+    shard: Option<run::Shard>,
+    /// Play nothing: judge the run RUN_ID, all of whose pairs are recorded, and write its files
+    /// (for a sharded run whose last shard stopped before judging it).
+    #[arg(long, value_name = "RUN_ID", value_parser = run::parse_run_id, conflicts_with_all = ["resume", "run_id", "shard"])]
+    finish: Option<String>,
     /// The revision under test (a git commit), recorded with the run.
     #[arg(long, env = "AGENTBENCH_REVISION")]
     revision: Option<String>,
@@ -906,6 +928,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             connections,
             access,
             drain_delay,
+            node,
+            lease_ttl,
         } => {
             let scoring = scoring.settings();
             let later = scorers
@@ -930,6 +954,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 connections: connections.limits(),
                 rate_limit: access.rate_limit(),
                 access: access.access(addr)?,
+                node: node
+                    .or_else(|| std::env::var("HOSTNAME").ok())
+                    .filter(|name| !name.is_empty())
+                    .unwrap_or_else(|| "agentbench".to_owned()),
+                lease_ttl,
                 ..ServeSettings::default()
             };
             serve(addr, &db, db_sync, &added, settings, later, drain_delay)?
@@ -1239,9 +1268,27 @@ fn run_suite(args: Box<RunArgs>) -> anyhow::Result<ExitCode> {
         scenarios: None,
         training: None,
         identity: args.identity.identity(),
+        finish_only: args.finish.is_some(),
+        run_id: args.finish.or(args.run_id),
+        shard: args.shard,
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let outcome = runtime.block_on(run::run(&settings))?;
+    let outcome = match runtime.block_on(run::run(&settings))? {
+        run::RunEnd::Judged(outcome) => outcome,
+        run::RunEnd::ShareDone {
+            run,
+            shard,
+            share,
+            missing,
+        } => {
+            println!(
+                "shard {shard} of run {run}: its {share} episodes are recorded; {missing} of \
+                 other shards are not yet. The shard that finds them all recorded judges the \
+                 run (or: agentbench run --finish {run})."
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
     let mut out = std::io::stdout().lock();
     write!(out, "{}", run::report_summary(&outcome.report))?;
     out.flush().context("cannot write to stdout")?;

@@ -85,15 +85,15 @@ async fn steps_survive_the_migrations(db: Db) {
         record: format!(r#"{{"index":{index}}}"#),
     };
     store
-        .append_step(&"e1".into(), step(3, None), None)
+        .append_step(&"e1".into(), step(3, None), None, None)
         .await
         .unwrap();
     store
-        .append_step(&"e1".into(), step(4, Some("r-2")), None)
+        .append_step(&"e1".into(), step(4, Some("r-2")), None, None)
         .await
         .unwrap();
     let duplicate = store
-        .append_step(&"e1".into(), step(5, Some("r-1")), None)
+        .append_step(&"e1".into(), step(5, Some("r-1")), None, None)
         .await;
     assert!(duplicate.is_err(), "a request id was recorded twice");
     let steps = store.steps(&"e1".into()).await.unwrap();
@@ -110,7 +110,10 @@ async fn steps_survive_the_migrations(db: Db) {
     // A fork copies steps of both kinds as they are.
     let mut fork = episode("e2");
     fork.forked_from = Some(("e1".into(), 5));
-    store.create_episode(fork, Some("e1".into())).await.unwrap();
+    store
+        .create_episode(fork, Some("e1".into()), None)
+        .await
+        .unwrap();
     let copied: Vec<String> = store
         .steps(&"e2".into())
         .await
@@ -137,7 +140,10 @@ async fn steps_survive_the_migrations_on_postgres() {
 async fn a_bad_write_among_concurrent_ones_fails_alone(db: Db) {
     const STEPS: u32 = 300;
     let store = Store::open(&db.url(), DbSync::Normal).await.unwrap();
-    store.create_episode(episode("e"), None).await.unwrap();
+    store
+        .create_episode(episode("e"), None, None)
+        .await
+        .unwrap();
     let mut writes = tokio::task::JoinSet::new();
     // Step 150 is written twice.
     for index in (0..STEPS).chain([150]) {
@@ -148,7 +154,10 @@ async fn a_bad_write_among_concurrent_ones_fails_alone(db: Db) {
                 request_id: None,
                 record: format!(r#"{{"index":{index}}}"#),
             };
-            store.append_step(&"e".into(), step, None).await.is_ok()
+            store
+                .append_step(&"e".into(), step, None, None)
+                .await
+                .is_ok()
         });
     }
     let mut failed = 0;
@@ -213,7 +222,10 @@ async fn the_sqlite_wal_stays_bounded_under_sustained_writes() {
         let record = record.clone();
         clients.spawn(async move {
             let id = format!("episode-{client}");
-            store.create_episode(episode(&id), None).await.unwrap();
+            store
+                .create_episode(episode(&id), None, None)
+                .await
+                .unwrap();
             let id = id.into();
             for index in 0..STEPS_EACH {
                 let step = StepRow {
@@ -221,7 +233,7 @@ async fn the_sqlite_wal_stays_bounded_under_sustained_writes() {
                     request_id: None,
                     record: record.clone(),
                 };
-                store.append_step(&id, step, None).await.unwrap();
+                store.append_step(&id, step, None, None).await.unwrap();
             }
         });
     }

@@ -1,6 +1,8 @@
 //! `agentbench run`: plays every scenario of a suite K times with one agent, in process or
 //! against a remote `agentbench serve`, records the run in the database (resumable), computes
-//! its metrics, judges them with the gate, and writes the report files.
+//! its metrics, judges them with the gate, and writes the report files. A run may be split into
+//! shards (`Shard`) played by several runners into one run on a shared database; whichever
+//! finds every pair recorded judges it.
 
 mod output;
 mod play;
@@ -14,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
 
 use agentbench_agents::secrets::recordable_url;
 use agentbench_agents::{Agent, AgentSettings, Sampling, build_agent};
@@ -70,6 +73,65 @@ pub struct RunSettings {
     pub training: Option<TrainingTag>,
     /// Who the run acts for: its tenant in the database, its key on a remote server.
     pub identity: Identity,
+    /// The run's id: a new run takes it, and a run recorded under it is continued (joined, by
+    /// another shard). A fresh id when absent.
+    pub run_id: Option<String>,
+    /// Play only this share of the run's (scenario, trial) pairs.
+    pub shard: Option<Shard>,
+    /// Play nothing; judge the run (`run_id`), all of whose pairs must be recorded.
+    pub finish_only: bool,
+}
+
+/// One share of a run's (scenario, trial) pairs, `index` of `count` (from 0), for a run that
+/// several runners play into one shared database. A pair's share is a hash of its scenario id
+/// and trial: the same on every machine, and about even.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether this share plays `trial` of `scenario`.
+    fn plays(self, scenario: &str, trial: u32) -> bool {
+        let digest = Sha256::digest(format!("{scenario}\n{trial}"));
+        let hash = u64::from_le_bytes(digest[..8].try_into().expect("8 bytes"));
+        hash % u64::from(self.count) == u64::from(self.index)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let bad = || format!("`{text}` is not a shard: expected I/N, I from 0 to N-1 (`0/3`)");
+        let (index, count) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) = (
+            index.trim().parse().map_err(|_| bad())?,
+            count.trim().parse().map_err(|_| bad())?,
+        );
+        if index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// Checks a run id a user names: letters, digits, `-`, `_` and `.`, at most 64.
+pub fn parse_run_id(text: &str) -> Result<String, String> {
+    let fits = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if text.is_empty() || text.len() > 64 || !text.chars().all(fits) {
+        return Err(format!(
+            "`{text}` is not a run id: 1 to 64 letters, digits, `-`, `_` or `.`"
+        ));
+    }
+    Ok(text.to_owned())
 }
 
 /// The settings stored with a run, which a resumed run keeps.
@@ -108,9 +170,26 @@ pub struct RunOutcome {
     pub lines: Vec<EpisodeLine>,
 }
 
-/// Plays the run and writes its files; fails only on set-up errors (a bad suite, gate, agent
-/// spec or database), which are exit code 2 too.
-pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
+/// How a run (or one shard of it) ended.
+#[derive(Debug)]
+pub enum RunEnd {
+    /// Every pair is recorded: the run is judged.
+    Judged(RunOutcome),
+    /// This shard's pairs are recorded; other shards' are not, yet.
+    ShareDone {
+        run: RunId,
+        shard: Shard,
+        /// The pairs this shard played (or found recorded).
+        share: usize,
+        /// The run's pairs not recorded yet.
+        missing: usize,
+    },
+}
+
+/// Plays the run (or its shard) and, once every pair is recorded, judges it and writes its
+/// files; fails only on set-up errors (a bad suite, gate, agent spec or database), which are exit
+/// code 2 too.
+pub async fn run(settings: &RunSettings) -> anyhow::Result<RunEnd> {
     let agent =
         build_agent(&settings.agent, &settings.agent_settings).context("cannot build the agent")?;
     let store = Store::open(&settings.db, DbSync::Normal).await?;
@@ -122,7 +201,17 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunOutcome> {
         Vec::new(),
     )
     .await?;
-    run_on(settings, &store, &transport, agent.into()).await
+    let played = play(settings, &store, &transport, agent.into()).await?;
+    let missing = played.total - played.lines.len();
+    match settings.shard {
+        Some(shard) if missing > 0 && !settings.finish_only => Ok(RunEnd::ShareDone {
+            run: played.run.id,
+            shard,
+            share: played.share,
+            missing,
+        }),
+        _ => Ok(RunEnd::Judged(judge(settings, &store, played).await?)),
+    }
 }
 
 /// `run` with the store, the transport and the agent given: the trainer plays many runs on one
@@ -134,7 +223,34 @@ pub async fn run_on(
     transport: &Transport,
     agent: Arc<dyn Agent>,
 ) -> anyhow::Result<RunOutcome> {
+    let played = play(settings, store, transport, agent).await?;
+    judge(settings, store, played).await
+}
+
+/// A run whose pairs (this shard's) are recorded.
+struct Played {
+    suite: Suite,
+    gate: Option<Gate>,
+    run: RunRow,
+    stored: StoredSettings,
+    /// The run's (scenario, trial) pairs, all shards'.
+    total: usize,
+    /// This shard's pairs.
+    share: usize,
+    /// What the run recorded, every shard's.
+    lines: Vec<EpisodeLine>,
+}
+
+/// Opens the run (new, resumed or joined) and plays its pairs (this shard's) that are not
+/// recorded yet.
+async fn play(
+    settings: &RunSettings,
+    store: &Store,
+    transport: &Transport,
+    agent: Arc<dyn Agent>,
+) -> anyhow::Result<Played> {
     let suite = Suite::load(&settings.suite)?;
+    // Loaded first, so that a bad gate fails before anything is played.
     let gate = settings.gate.as_deref().map(Gate::load).transpose()?;
     let store = store.clone();
     let transport = transport.clone();
@@ -182,11 +298,25 @@ pub async fn run_on(
         .into_iter()
         .map(|(scenario, trial, _)| (scenario, trial))
         .collect();
-    let jobs: VecDeque<(usize, u32)> = (0..stored.trials)
+    let share: Vec<(usize, u32)> = (0..stored.trials)
         .flat_map(|trial| (0..scenarios.len()).map(move |index| (index, trial)))
-        .filter(|(index, trial)| !recorded.contains(&(scenarios[*index].id.clone(), *trial)))
+        .filter(|(index, trial)| {
+            settings
+                .shard
+                .is_none_or(|shard| shard.plays(&scenarios[*index].id, *trial))
+        })
         .collect();
-    let total = scenarios.len() * stored.trials as usize;
+    let (share_size, total) = (share.len(), scenarios.len() * stored.trials as usize);
+    let is_recorded =
+        |(index, trial): &(usize, u32)| recorded.contains(&(scenarios[*index].id.clone(), *trial));
+    let recorded_in_share = share.iter().filter(|pair| is_recorded(pair)).count();
+    let jobs: VecDeque<(usize, u32)> = match settings.finish_only {
+        true => VecDeque::new(),
+        false => share
+            .into_iter()
+            .filter(|pair| !is_recorded(pair))
+            .collect(),
+    };
 
     let player = Arc::new(Player {
         transport,
@@ -196,7 +326,7 @@ pub async fn run_on(
         run_id: run.id.clone(),
         tools,
     });
-    let progress = Arc::new(Mutex::new(ProgressBar::new(total, recorded.len())));
+    let progress = Arc::new(Mutex::new(ProgressBar::new(share_size, recorded_in_share)));
     let jobs = Arc::new(Mutex::new(jobs));
     let scenarios = Arc::new(scenarios);
     let mut workers = tokio::task::JoinSet::new();
@@ -234,10 +364,44 @@ pub async fn run_on(
     progress.lock().expect("progress").finish();
 
     let lines = stored_lines(&store, &run.id).await?;
+    Ok(Played {
+        suite,
+        gate,
+        run,
+        stored,
+        total,
+        share: share_size,
+        lines,
+    })
+}
+
+/// Computes a played run's metrics, judges them with the gate (and baseline), records the report
+/// and writes the files. Every pair of the run must be recorded.
+async fn judge(
+    settings: &RunSettings,
+    store: &Store,
+    played: Played,
+) -> anyhow::Result<RunOutcome> {
+    let Played {
+        suite,
+        gate,
+        run,
+        stored,
+        total,
+        lines,
+        ..
+    } = played;
+    anyhow::ensure!(
+        lines.len() >= total,
+        "run `{}` has {} of its {total} episodes recorded: its other shards have not played \
+         theirs yet, so it cannot be judged",
+        run.id,
+        lines.len()
+    );
     let results: Vec<EpisodeResult> = lines.iter().map(EpisodeLine::result).collect();
     let metrics = run_metrics(&results);
     let baseline = match &settings.baseline {
-        Some(baseline) => Some(load_baseline(&store, baseline).await?),
+        Some(baseline) => Some(load_baseline(store, baseline).await?),
         None => None,
     };
     let comparison = baseline.map(|(baseline_run, baseline_results)| {
@@ -326,17 +490,16 @@ pub async fn run_on(
     })
 }
 
-/// Starts a run, or finds the one to resume (which must be of the same suite text and agent).
+/// Starts a run, or finds the one to continue (`--resume`, or another shard's of the same
+/// `--run-id`), which must be of the same suite text and agent.
 async fn open_run(
     store: &Store,
     settings: &RunSettings,
     suite: &Suite,
     agent: &str,
 ) -> anyhow::Result<(RunRow, StoredSettings)> {
-    if let Some(id) = &settings.resume {
-        let run = store.run(&RunId::from(id.as_str())).await?.ok_or_else(|| {
-            anyhow::anyhow!("there is no run `{id}` to resume in {}", settings.db)
-        })?;
+    let continued = |run: RunRow| -> anyhow::Result<(RunRow, StoredSettings)> {
+        let id = &run.id;
         anyhow::ensure!(
             run.suite_hash == suite.hash,
             "run `{id}` played another version of the suite (hash {}, now {}); start a new run",
@@ -350,7 +513,23 @@ async fn open_run(
         );
         let stored = serde_json::from_str(&run.settings)
             .with_context(|| format!("the stored settings of run `{id}`"))?;
-        return Ok((run, stored));
+        Ok((run, stored))
+    };
+    let named = settings.resume.as_deref().or(settings.run_id.as_deref());
+    if let Some(id) = named {
+        if let Some(run) = store.run(&RunId::from(id)).await? {
+            return continued(run);
+        }
+        anyhow::ensure!(
+            settings.resume.is_none() && !settings.finish_only,
+            "there is no run `{id}` to {} in {}",
+            if settings.finish_only {
+                "finish"
+            } else {
+                "resume"
+            },
+            settings.db
+        );
     }
     let model_agent = ["openai:", "policy:"]
         .iter()
@@ -376,7 +555,10 @@ async fn open_run(
         training: settings.training.clone(),
     };
     let run = RunRow {
-        id: RunId::fresh(),
+        id: settings
+            .run_id
+            .as_deref()
+            .map_or_else(RunId::fresh, RunId::from),
         suite: suite.name.clone(),
         suite_version: suite.version.clone(),
         suite_hash: suite.hash.clone(),
@@ -388,7 +570,15 @@ async fn open_run(
         ended_ms: None,
         tenant: settings.identity.tenant.clone(),
     };
-    store.create_run(&run).await?;
+    if let Err(error) = store.create_run(&run).await {
+        // Another shard of the same id made it first: this one joins it.
+        if settings.run_id.is_some()
+            && let Some(made) = store.run(&run.id).await?
+        {
+            return continued(made);
+        }
+        return Err(error.into());
+    }
     Ok((run, stored))
 }
 

@@ -7,6 +7,13 @@
 //! and counted (a fork: once its parent's state is saved), and a request that finds it set (the
 //! one before failed, panicked or was dropped in between) makes the episode cold first, so that
 //! it is replayed from what was recorded.
+//!
+//! **Invariant (several nodes on one PostgreSQL store):** a node acts on an episode only while it
+//! holds the episode's lease in the database, taken for one request and given back by that
+//! request's write (whose fence check fails if the lease lapsed and another node took the
+//! episode over) or after it. A node whose lease comes with a fence other than the one after its
+//! own last lease knows that another node acted in between, and restores the episode from the
+//! record first. So at most one node steps an episode at a time, and a step is recorded once.
 
 mod later;
 mod pool;
@@ -28,7 +35,7 @@ use crate::auth::{Caller, Scope};
 use crate::ids::{EpisodeId, RunId};
 use crate::metrics::metrics;
 use crate::requests::{AgentNote, CreateEpisode, StepRequest};
-use crate::store::{EpisodeRow, EpisodeState, StepRow, Store, StoreError};
+use crate::store::{EpisodeRow, EpisodeState, Grant, Lease, StepRow, Store, StoreError};
 pub use pool::RestoreError;
 use pool::{EpisodeHandle, Live, OpenEpisode, Owner, Pool};
 pub use views::step_reward;
@@ -63,6 +70,11 @@ pub enum SessionError {
         /// The recorded step's `action` and `tokens`.
         recorded: Box<Value>,
     },
+    #[error(
+        "another node has been acting on this episode for longer than a request should take; \
+         try again"
+    )]
+    Busy,
     #[error("the episode is evidence of the recorded run `{run}`: only an admin key deletes it")]
     RunEvidence { run: String },
     #[error(transparent)]
@@ -98,6 +110,27 @@ type Locked = OwnedMutexGuard<OpenEpisode>;
 /// episode's later calls leave its serving thread: some milliseconds of guest code.
 const SLOW_FUEL: u64 = 5_000_000;
 
+/// How much longer than a lease's time to live a request waits for another node to give the
+/// episode's lease back (or for it to lapse) before it answers that the episode is busy.
+const LEASE_GRACE: Duration = Duration::from_secs(2);
+
+/// How this node shares its store's episodes with other nodes: on a PostgreSQL store, which
+/// several nodes may share, it acts on an episode only under the episode's lease.
+#[derive(Debug)]
+struct Leases {
+    /// This process's name in the leases: the node's name and a suffix of its own, so that a
+    /// restarted node never counts its old process's leases as its own.
+    node: Arc<str>,
+    ttl: Duration,
+}
+
+/// An open episode locked here, with its lease when the store is shared.
+struct Held {
+    handle: EpisodeHandle,
+    guard: Locked,
+    lease: Option<Lease>,
+}
+
 /// The episodes of a serving process: the envs they run in, the store that records them, the
 /// step scorers, and the open ones with their live instances.
 #[derive(Debug)]
@@ -109,12 +142,15 @@ pub struct Sessions {
     /// The scorers that run off the request path, once started (`score_later`).
     later: std::sync::OnceLock<later::LaterScoring>,
     pool: Pool,
+    /// Set on a store that other nodes may share.
+    leases: Option<Leases>,
 }
 
 impl Sessions {
     /// Runs episodes of `envs`, keyed by name, recording into `store` and scoring every step
     /// with `scorers`. The episodes the store holds as open are open again: each is replayed
-    /// from its recorded actions on its next request.
+    /// from its recorded actions on its next request. (On a shared store each is found in the
+    /// store when first asked for, instead.)
     pub async fn new(
         envs: BTreeMap<String, Arc<LoadedEnv>>,
         settings: ServeSettings,
@@ -122,7 +158,24 @@ impl Sessions {
         scorers: Vec<Box<dyn StepScorer>>,
     ) -> Result<Sessions, StoreError> {
         let pool = Pool::new(settings.max_hot_episodes);
-        for row in store.open_episodes().await? {
+        let leases = store.shared().then(|| {
+            let suffix = uuid::Uuid::new_v4().simple().to_string();
+            Leases {
+                node: format!("{}-{}", settings.node, &suffix[..8]).into(),
+                ttl: settings.lease_ttl,
+            }
+        });
+        if let Some(leases) = &leases {
+            tracing::info!(
+                node = &*leases.node,
+                "acting on the shared store's episodes under leases"
+            );
+        }
+        let recovered = match leases {
+            Some(_) => Vec::new(),
+            None => store.open_episodes().await?,
+        };
+        for row in recovered {
             let Some(env) = served(&envs, &row) else {
                 tracing::warn!(
                     episode = %row.id,
@@ -132,23 +185,7 @@ impl Sessions {
                 );
                 continue;
             };
-            let task = serde_json::from_str(&row.task).map_err(|error| StoreError::Corrupt {
-                what: "task",
-                reason: format!("episode {}: {error}", row.id),
-            })?;
-            let owner = Owner {
-                tenant: row.tenant.as_str().into(),
-                run_id: row.run_id,
-            };
-            pool.insert_recovered(OpenEpisode::new(
-                row.id,
-                owner,
-                env.clone(),
-                row.seed,
-                task,
-                row.mode,
-                Live::Cold,
-            ));
+            pool.insert_recovered(recovered_episode(env, row)?);
         }
         for env in envs.values() {
             if let Err(error) = env.keep_warm(settings.warm_instances) {
@@ -162,6 +199,7 @@ impl Sessions {
             scorers,
             later: std::sync::OnceLock::new(),
             pool,
+            leases,
         })
     }
 
@@ -237,9 +275,21 @@ impl Sessions {
     ) -> Result<String, SessionError> {
         let arrived = Instant::now();
         let request_id = request.request_id.as_deref();
-        let Some(guard) = self.lock_for_step(caller, &id, request_id).await? else {
+        let Some((guard, lease)) = self.lock_for_step(caller, &id, request_id).await? else {
             return self.answer_from_store(caller, &id, &request).await;
         };
+        let stepping = Arc::clone(&self).step_locked(guard, request, lease.clone(), arrived);
+        self.written_under(&id, lease.as_ref(), stepping).await
+    }
+
+    /// `step` on the episode locked (and leased) for it.
+    async fn step_locked(
+        self: Arc<Self>,
+        guard: Locked,
+        request: StepRequest,
+        lease: Option<Lease>,
+        arrived: Instant,
+    ) -> Result<String, SessionError> {
         let (action, tokens) = (request.action, request.tokens);
         // `in_sandbox` marks the episode ahead of its record: until the step is counted, any
         // way out (an error, a panic, the env failing past the point a step records its
@@ -266,7 +316,7 @@ impl Sessions {
             (later, pending)
         });
         let answer = self
-            .record_step(guard, stepped, request.request_id, request.agent)
+            .record_step(guard, stepped, request.request_id, request.agent, lease)
             .await?;
         let (env, status, guest) = measured;
         metrics().step(&env, status, arrived.elapsed(), guest);
@@ -328,28 +378,182 @@ impl Sessions {
             .get_or_init(|| later::LaterScoring::start(scorers, self.store.clone()));
     }
 
-    /// The episode locked and hot for a step, or `None` when the step is to be answered from
-    /// the record: the episode is not open here, or the request id was seen. Holding the
-    /// episode's lock for the whole step, its recording included, serialises concurrent steps
-    /// on it.
+    /// The episode locked (and leased) and hot for a step, or `None` when the step is to be
+    /// answered from the record: the episode is not open here, or the request id was seen.
+    /// Holding the episode's lock for the whole step, its recording included, serialises
+    /// concurrent steps on it here; its lease, across nodes.
     async fn lock_for_step(
         self: &Arc<Self>,
         caller: &Caller,
         id: &EpisodeId,
         request_id: Option<&str>,
-    ) -> Result<Option<Locked>, SessionError> {
-        let Some(handle) = self.pool.get(id.as_str()) else {
+    ) -> Result<Option<(Locked, Option<Lease>)>, SessionError> {
+        let Some(Held {
+            handle,
+            guard,
+            lease,
+        }) = self.lock_leased(caller, id).await?
+        else {
             return Ok(None);
         };
-        let guard = handle.clone().lock_owned().await;
-        sees(caller, &guard.owner, id)?;
-        if guard.closed {
+        let hot = self.make_hot(&handle, guard).await.map(|mut guard| {
+            guard.touch();
+            let seen = request_id.is_some_and(|id| guard.request_ids.contains_key(id));
+            (!seen).then_some(guard)
+        });
+        match hot {
+            Ok(Some(guard)) => Ok(Some((guard, lease))),
+            other => {
+                self.give_back(id, lease.as_ref()).await;
+                other.map(|_| None)
+            }
+        }
+    }
+
+    /// An open episode served here, locked, and on a shared store leased to this node, its copy
+    /// made cold when another node acted on it since this one last did; `None` when it is not
+    /// open here (it ended, or its env is not served).
+    async fn lock_leased(
+        &self,
+        caller: &Caller,
+        id: &EpisodeId,
+    ) -> Result<Option<Held>, SessionError> {
+        // On a shared store an episode closed here while this request waited for it may still
+        // be open (dropped here as idle): it is looked for once more.
+        for _ in 0..2 {
+            let handle = match self.pool.get(id.as_str()) {
+                Some(handle) => handle,
+                None => match self.adopt(caller, id).await? {
+                    Some(handle) => handle,
+                    None => return Ok(None),
+                },
+            };
+            let mut guard = handle.clone().lock_owned().await;
+            sees(caller, &guard.owner, id)?;
+            if guard.closed {
+                if self.leases.is_none() {
+                    return Ok(None);
+                }
+                continue;
+            }
+            let lease = self.take_lease(&mut guard).await?;
+            if guard.closed {
+                return Ok(None);
+            }
+            return Ok(Some(Held {
+                handle,
+                guard,
+                lease,
+            }));
+        }
+        Ok(None)
+    }
+
+    /// On a shared store, an open episode that is not open here yet (another node made it, or
+    /// this one dropped it), registered cold from its record; `None` when it is not open, not
+    /// the caller's, or its env is not served here.
+    async fn adopt(
+        &self,
+        caller: &Caller,
+        id: &EpisodeId,
+    ) -> Result<Option<EpisodeHandle>, SessionError> {
+        if self.leases.is_none() {
             return Ok(None);
         }
-        let mut guard = self.make_hot(&handle, guard).await?;
-        guard.touch();
-        let seen = request_id.is_some_and(|request_id| guard.request_ids.contains_key(request_id));
-        Ok((!seen).then_some(guard))
+        let Some(row) = self.store.episode(id).await? else {
+            return Ok(None);
+        };
+        if row.state != EpisodeState::Open
+            || !caller.sees_episode(&row.tenant, row.run_id.is_some())
+        {
+            return Ok(None);
+        }
+        let Some(env) = served(&self.envs, &row) else {
+            return Ok(None);
+        };
+        let episode = recovered_episode(env, row)?;
+        Ok(Some(self.pool.adopt(episode)))
+    }
+
+    /// On a shared store, takes `open`'s lease for this node (`None` otherwise). Its copy here
+    /// goes cold unless this node held the lease last; when the record says the episode is no
+    /// longer open, it is closed here and the lease given back.
+    async fn take_lease(&self, open: &mut OpenEpisode) -> Result<Option<Lease>, SessionError> {
+        let Some(grant) = self.acquire(&open.id).await? else {
+            return Ok(None);
+        };
+        let lease = self.lease(&grant);
+        if open.fence.map(|fence| fence + 1) != Some(grant.fence) {
+            self.pool.make_cold(open);
+        }
+        open.fence = Some(grant.fence);
+        if grant.state != Some(EpisodeState::Open) {
+            self.give_back(&open.id, Some(&lease)).await;
+            self.pool.close(open);
+        }
+        Ok(Some(lease))
+    }
+
+    /// On a shared store, takes episode `id`'s lease for this node, waiting while another node
+    /// holds it, up to the lease's time to live and a grace; `None` on a store of its own.
+    async fn acquire(&self, id: &EpisodeId) -> Result<Option<Grant>, SessionError> {
+        let Some(leases) = &self.leases else {
+            return Ok(None);
+        };
+        let deadline = Instant::now() + leases.ttl + LEASE_GRACE;
+        let mut pause = Duration::from_millis(1);
+        loop {
+            if let Some(grant) = self
+                .store
+                .acquire_lease(id, &leases.node, leases.ttl)
+                .await?
+            {
+                return Ok(Some(grant));
+            }
+            if Instant::now() >= deadline {
+                return Err(SessionError::Busy);
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
+    }
+
+    /// This node's lease that `grant` gave.
+    fn lease(&self, grant: &Grant) -> Lease {
+        let leases = self
+            .leases
+            .as_ref()
+            .expect("a grant comes from a shared store");
+        Lease {
+            node: Arc::clone(&leases.node),
+            fence: grant.fence,
+        }
+    }
+
+    /// Gives an episode's lease back without a write (if it still holds). A failure is logged:
+    /// the lease then lapses after its time to live.
+    async fn give_back(&self, id: &EpisodeId, lease: Option<&Lease>) {
+        let Some(lease) = lease else {
+            return;
+        };
+        if let Err(error) = self.store.release_lease(id, lease).await {
+            tracing::warn!(episode = %id, %error, "cannot give an episode's lease back; it lapses");
+        }
+    }
+
+    /// What `work`, which writes under `lease`, did. A write gives its lease back as it
+    /// commits; work that failed wrote nothing, so the lease is given back here.
+    async fn written_under<T>(
+        &self,
+        id: &EpisodeId,
+        lease: Option<&Lease>,
+        work: impl Future<Output = Result<T, SessionError>>,
+    ) -> Result<T, SessionError> {
+        let result = work.await;
+        if result.is_err() {
+            self.give_back(id, lease).await;
+        }
+        result
     }
 
     /// Records what a step did and counts it; returns the answer's JSON text. Serialised once:
@@ -361,6 +565,7 @@ impl Sessions {
         stepped: Stepped,
         request_id: Option<String>,
         agent: Option<AgentNote>,
+        lease: Option<Lease>,
     ) -> Result<String, SessionError> {
         let (index, over) = (stepped.record.index, stepped.ended());
         let outcome = stepped.outcome.map(|outcome| json!(outcome));
@@ -385,7 +590,7 @@ impl Sessions {
         };
         let end = over.then(|| (EpisodeState::Over, outcome.map(|o| o.to_string())));
         let open = &mut *guard;
-        self.store.append_step(&open.id, step, end).await?;
+        self.store.append_step(&open.id, step, end, lease).await?;
         open.n_steps = index + 1;
         if let Some(request_id) = request_id {
             open.request_ids.insert(request_id, index);
@@ -404,7 +609,27 @@ impl Sessions {
         caller: &Caller,
         id: EpisodeId,
     ) -> Result<Value, SessionError> {
-        let (handle, mut guard) = self.lock_open(caller, &id).await?;
+        let Some(Held {
+            handle,
+            guard,
+            lease,
+        }) = self.lock_leased(caller, &id).await?
+        else {
+            return Err(self.not_open_or_missing(caller, &id).await);
+        };
+        let forked = Arc::clone(&self).fork_locked(handle, guard).await;
+        // The parent is only read: its lease goes back either way.
+        self.give_back(&id, lease.as_ref()).await;
+        forked
+    }
+
+    /// `fork` of the parent episode locked (and leased) for it.
+    async fn fork_locked(
+        self: Arc<Self>,
+        handle: EpisodeHandle,
+        mut guard: Locked,
+    ) -> Result<Value, SessionError> {
+        let id = guard.id.clone();
         guard.touch();
         self.check_capacity()?;
         let parent_row =
@@ -472,15 +697,30 @@ impl Sessions {
             sees(caller, &episode.owner, &id)?;
             if !episode.closed {
                 may_delete(episode.owner.run_id.as_ref())?;
-                self.store.delete_episode(&id).await?;
-                self.pool.close(&mut episode);
-                return Ok(());
+                let lease = self.take_lease(&mut episode).await?;
+                if !episode.closed {
+                    let deleting =
+                        async { Ok(self.store.delete_episode(&id, lease.clone()).await?) };
+                    self.written_under(&id, lease.as_ref(), deleting).await?;
+                    self.pool.close(&mut episode);
+                    return Ok(());
+                }
             }
         }
         let row = self.stored_episode(caller, &id).await?;
         may_delete(row.run_id.as_ref())?;
-        self.store.delete_episode(&id).await?;
-        Ok(())
+        let lease = self.lease_on_record(&row).await?;
+        let deleting = async { Ok(self.store.delete_episode(&id, lease.clone()).await?) };
+        self.written_under(&id, lease.as_ref(), deleting).await
+    }
+
+    /// On a shared store, this node's lease on a stored episode that is open (and not open
+    /// here), so that no other node acts on it meanwhile; `None` otherwise.
+    async fn lease_on_record(&self, row: &EpisodeRow) -> Result<Option<Lease>, SessionError> {
+        if row.state != EpisodeState::Open {
+            return Ok(None);
+        }
+        Ok(self.acquire(&row.id).await?.map(|grant| self.lease(&grant)))
     }
 
     /// Ends an open episode before its end, for a client that gives up on it (its agent
@@ -495,19 +735,36 @@ impl Sessions {
             let mut episode = handle.lock().await;
             sees(caller, &episode.owner, &id)?;
             if !episode.closed {
-                self.store.end_episode(&id, EpisodeState::Abandoned).await?;
-                self.pool.close(&mut episode);
-                return Ok(());
+                let lease = self.take_lease(&mut episode).await?;
+                if !episode.closed {
+                    self.abandon_under(&id, lease).await?;
+                    self.pool.close(&mut episode);
+                    return Ok(());
+                }
             }
         }
         let row = self.stored_episode(caller, &id).await?;
         match row.state {
-            // Open in the record but not served here (its env is not loaded): ending it needs
-            // no instance.
-            EpisodeState::Open => Ok(self.store.end_episode(&id, EpisodeState::Abandoned).await?),
+            // Open in the record but not served here (its env is not loaded, or another node
+            // has it): ending it needs no instance.
+            EpisodeState::Open => {
+                let lease = self.lease_on_record(&row).await?;
+                self.abandon_under(&id, lease).await
+            }
             EpisodeState::Abandoned => Ok(()),
             EpisodeState::Over | EpisodeState::Expired => Err(not_open(&row)),
         }
+    }
+
+    /// Records that episode `id` was abandoned, under `lease`.
+    async fn abandon_under(
+        &self,
+        id: &EpisodeId,
+        lease: Option<Lease>,
+    ) -> Result<(), SessionError> {
+        let state = EpisodeState::Abandoned;
+        let ending = async { Ok(self.store.end_episode(id, state, lease.clone()).await?) };
+        self.written_under(id, lease.as_ref(), ending).await
     }
 
     /// The JSON Schema of the actions an open episode's mask leaves open, for constrained
@@ -546,10 +803,20 @@ impl Sessions {
         id: &EpisodeId,
         read: impl FnOnce(&Episode) -> T,
     ) -> Result<T, SessionError> {
-        let (handle, guard) = self.lock_open(caller, id).await?;
-        let mut guard = self.make_hot(&handle, guard).await?;
-        guard.touch();
-        Ok(read(guard.hot()))
+        let Some(Held {
+            handle,
+            guard,
+            lease,
+        }) = self.lock_leased(caller, id).await?
+        else {
+            return Err(self.not_open_or_missing(caller, id).await);
+        };
+        let read = self.make_hot(&handle, guard).await.map(|mut guard| {
+            guard.touch();
+            read(guard.hot())
+        });
+        self.give_back(id, lease.as_ref()).await;
+        read
     }
 
     /// The env an episode, open or not, runs in; or that it is not served here.
@@ -583,7 +850,8 @@ impl Sessions {
     }
 
     /// Expires the open episodes idle for longer than the TTL that no request holds; returns
-    /// how many expired.
+    /// how many expired. On a shared store the record decides which are idle (other nodes may
+    /// have used an episode that sat idle here), and an episode idle here is only dropped here.
     pub async fn expire_idle(&self) -> Result<usize, StoreError> {
         let mut expired = 0;
         for handle in self.pool.all() {
@@ -593,15 +861,50 @@ impl Sessions {
             if episode.closed || episode.last_used.elapsed() <= self.settings.episode_ttl {
                 continue;
             }
-            // Recorded first, under the episode's lock: a request waiting for it then finds
-            // the episode expired in the store.
-            self.store
-                .end_episode(&episode.id, EpisodeState::Expired)
-                .await?;
+            if self.leases.is_none() {
+                // Recorded first, under the episode's lock: a request waiting for it then finds
+                // the episode expired in the store.
+                let state = EpisodeState::Expired;
+                self.store.end_episode(&episode.id, state, None).await?;
+                expired += 1;
+            }
             self.pool.close(&mut episode);
+        }
+        if self.leases.is_some() {
+            expired += self.expire_idle_shared().await?;
+        }
+        Ok(expired)
+    }
+
+    /// On a shared store, expires the episodes that no node has acted on for longer than the
+    /// TTL (whichever node made them, dead ones included), each under its lease.
+    async fn expire_idle_shared(&self) -> Result<usize, StoreError> {
+        let ttl = self.settings.episode_ttl;
+        let mut expired = 0;
+        for id in self.store.idle_episodes(ttl, 256).await? {
+            let grant = match self.acquire_now(&id).await? {
+                Some(grant) => grant,
+                None => continue,
+            };
+            let lease = self.lease(&grant);
+            // Acted on since it was listed, or ended: it stays as it is.
+            if grant.state != Some(EpisodeState::Open) || grant.idle <= ttl {
+                self.give_back(&id, Some(&lease)).await;
+                continue;
+            }
+            let state = EpisodeState::Expired;
+            self.store.end_episode(&id, state, Some(lease)).await?;
             expired += 1;
         }
         Ok(expired)
+    }
+
+    /// On a shared store, episode `id`'s lease if no node holds it now (no waiting).
+    async fn acquire_now(&self, id: &EpisodeId) -> Result<Option<Grant>, StoreError> {
+        let Some(leases) = &self.leases else {
+            return Ok(None);
+        };
+        self.store.acquire_lease(id, &leases.node, leases.ttl).await
     }
 
     /// Runs `expire_idle` in the background, a few times per TTL.
@@ -649,16 +952,22 @@ impl Sessions {
     /// failure the episode is gone again.
     async fn register(
         &self,
-        episode: OpenEpisode,
+        mut episode: OpenEpisode,
         row: EpisodeRow,
         copy_steps_from: Option<EpisodeId>,
     ) -> Result<(), SessionError> {
+        // On a shared store, its lease: this node's, and given back.
+        let lease = self.leases.as_ref().map(|leases| Lease {
+            node: Arc::clone(&leases.node),
+            fence: 1,
+        });
+        episode.fence = lease.as_ref().map(|lease| lease.fence);
         let handle = self
             .pool
             .insert(episode, self.settings.max_open_episodes)
             .map_err(SessionError::TooManyEpisodes)?;
         let mut episode = handle.lock().await;
-        if let Err(error) = self.store.create_episode(row, copy_steps_from).await {
+        if let Err(error) = self.store.create_episode(row, copy_steps_from, lease).await {
             self.pool.close(&mut episode);
             return Err(error.into());
         }
@@ -721,24 +1030,6 @@ impl Sessions {
         Err(not_open(&row))
     }
 
-    /// An open episode, locked; or why it is not open here.
-    async fn lock_open(
-        &self,
-        caller: &Caller,
-        id: &EpisodeId,
-    ) -> Result<(EpisodeHandle, Locked), SessionError> {
-        let Some(handle) = self.pool.get(id.as_str()) else {
-            return Err(self.not_open_or_missing(caller, id).await);
-        };
-        let guard = handle.clone().lock_owned().await;
-        sees(caller, &guard.owner, id)?;
-        if guard.closed {
-            drop(guard);
-            return Err(self.not_open_or_missing(caller, id).await);
-        }
-        Ok((handle, guard))
-    }
-
     /// The error for an episode that is not open here: why, or that it does not exist.
     async fn not_open_or_missing(&self, caller: &Caller, id: &EpisodeId) -> SessionError {
         match self.stored_episode(caller, id).await {
@@ -777,6 +1068,27 @@ fn sees(caller: &Caller, owner: &Owner, id: &EpisodeId) -> Result<(), SessionErr
     } else {
         Err(missing(id))
     }
+}
+
+/// An open episode of the record, cold: replayed from its recorded actions when next used.
+fn recovered_episode(env: &Arc<LoadedEnv>, row: EpisodeRow) -> Result<OpenEpisode, StoreError> {
+    let task = serde_json::from_str(&row.task).map_err(|error| StoreError::Corrupt {
+        what: "task",
+        reason: format!("episode {}: {error}", row.id),
+    })?;
+    let owner = Owner {
+        tenant: row.tenant.as_str().into(),
+        run_id: row.run_id,
+    };
+    Ok(OpenEpisode::new(
+        row.id,
+        owner,
+        Arc::clone(env),
+        row.seed,
+        task,
+        row.mode,
+        Live::Cold,
+    ))
 }
 
 /// Why a stored episode takes no actions.

@@ -44,6 +44,9 @@ pub struct OpenEpisode {
     /// that finds it set (the one before failed or panicked in between) makes the episode cold
     /// first, so that it is replayed from what is recorded.
     pub ahead_of_record: bool,
+    /// On a shared store, the fence of this node's latest lease on the episode: a lease taken
+    /// next with the fence after it means nobody else acted on the episode in between.
+    pub fence: Option<i64>,
     slot: Arc<Slot>,
 }
 
@@ -98,6 +101,7 @@ impl OpenEpisode {
             last_used: Instant::now(),
             slow: false,
             ahead_of_record: false,
+            fence: None,
             slot: Arc::default(),
         }
     }
@@ -208,6 +212,16 @@ impl Pool {
     pub fn insert_recovered(&self, episode: OpenEpisode) -> EpisodeHandle {
         self.insert(episode, usize::MAX)
             .expect("no limit on recovered episodes")
+    }
+
+    /// Registers a cold episode found in the store (another node's), whatever the limit;
+    /// unless it is open here already, which then stays.
+    pub fn adopt(&self, episode: OpenEpisode) -> EpisodeHandle {
+        debug_assert!(matches!(episode.live, Live::Cold));
+        let mut open = self.open.lock().expect("episode map lock");
+        open.entry(episode.id.clone())
+            .or_insert_with(|| Arc::new(tokio::sync::Mutex::new(episode)))
+            .clone()
     }
 
     /// Ends `episode`'s life in this process: its instance is dropped and later requests find

@@ -5,7 +5,7 @@ use super::rows::{episode_row, step_row};
 use sqlx::Row as _;
 
 use super::writes::{PackedStep, ScoreRow, Write};
-use super::{EpisodeRow, EpisodeState, StepRow, Store, StoreError, pack};
+use super::{EpisodeRow, EpisodeState, Lease, StepRow, Store, StoreError, pack};
 use crate::ids::EpisodeId;
 
 /// A query for the columns `episode_row` reads, with its `WHERE` (and further) clauses.
@@ -20,25 +20,31 @@ macro_rules! select_episodes {
 }
 
 impl Store {
-    /// Records a new episode; a fork also copies `copy_steps_from`'s steps.
+    /// Records a new episode; a fork also copies `copy_steps_from`'s steps. With `lease`, the
+    /// episode's lease is recorded as that node's, given back.
     pub async fn create_episode(
         &self,
         episode: EpisodeRow,
         copy_steps_from: Option<EpisodeId>,
+        lease: Option<Lease>,
     ) -> Result<(), StoreError> {
         self.write(Write::Create {
             episode: Box::new(episode),
             copy_steps_from,
+            lease,
         })
         .await
     }
 
     /// Records a step; `end` is the episode's end state and outcome when this step ended it.
+    /// Under `lease`, only while the lease holds (`StoreError::LeaseLost` otherwise); the lease
+    /// is given back with it.
     pub async fn append_step(
         &self,
         episode_id: &EpisodeId,
         step: StepRow,
         end: Option<(EpisodeState, Option<String>)>,
+        lease: Option<Lease>,
     ) -> Result<(), StoreError> {
         let step = PackedStep {
             index: step.index,
@@ -49,27 +55,36 @@ impl Store {
             episode_id: episode_id.clone(),
             step,
             end,
+            lease,
         })
         .await
     }
 
-    /// Marks an episode ended without a step (expired or abandoned).
+    /// Marks an open episode ended without a step (expired or abandoned); under `lease` as
+    /// `append_step` does.
     pub async fn end_episode(
         &self,
         episode_id: &EpisodeId,
         state: EpisodeState,
+        lease: Option<Lease>,
     ) -> Result<(), StoreError> {
         self.write(Write::End {
             episode_id: episode_id.clone(),
             state,
+            lease,
         })
         .await
     }
 
-    /// Deletes an episode and its steps.
-    pub async fn delete_episode(&self, episode_id: &EpisodeId) -> Result<(), StoreError> {
+    /// Deletes an episode and its steps; under `lease` as `append_step` does.
+    pub async fn delete_episode(
+        &self,
+        episode_id: &EpisodeId,
+        lease: Option<Lease>,
+    ) -> Result<(), StoreError> {
         self.write(Write::Delete {
             episode_id: episode_id.clone(),
+            lease,
         })
         .await
     }

@@ -43,6 +43,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "keys and tenants",
         include_str!("../../migrations/0008_keys_and_tenants.sql"),
     ),
+    (
+        9,
+        "episode leases",
+        include_str!("../../migrations/0009_episode_leases.sql"),
+    ),
 ];
 
 /// Applies the migrations the database lacks, each in its own transaction.

@@ -4,11 +4,13 @@
 //! requests commit them themselves (`sqlite_writer.rs`, with `checkpoint.rs` off the commit
 //! path), on PostgreSQL one writer task does (`postgres_writer.rs`); both run the statements of
 //! the one table in `writes.rs`. The queries are in `episodes.rs`, `runs.rs` and `keys.rs`, the rows and
-//! their decoding in `rows.rs`.
+//! their decoding in `rows.rs`. When several nodes share the database (PostgreSQL), they act on an
+//! episode only under its lease (`leases.rs`), and their writes check its fence.
 
 mod checkpoint;
 mod episodes;
 mod keys;
+mod leases;
 mod migrations;
 mod postgres_writer;
 mod prm_results;
@@ -26,6 +28,7 @@ use sqlx::sqlite::SqliteConnectOptions;
 use tokio::sync::{mpsc, oneshot, watch};
 
 pub use keys::KeyRow;
+pub use leases::{Grant, Lease};
 pub use prm_results::PrmResultRow;
 use rows::pack;
 pub use rows::{EpisodeRow, EpisodeState, RunRow, StepRow, now_ms};
@@ -60,6 +63,13 @@ pub enum StoreError {
     Corrupt { what: &'static str, reason: String },
     #[error("the store's writer has stopped")]
     WriterStopped,
+    /// Another node took the episode over while this one worked on it (its lease lapsed):
+    /// nothing of the write was recorded.
+    #[error(
+        "another node took this episode over while this request worked on it; nothing of the \
+         request was recorded"
+    )]
+    LeaseLost,
 }
 
 /// How long a commit waits for the disk.

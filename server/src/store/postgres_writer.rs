@@ -8,6 +8,7 @@ use sqlx::{Any, AnyConnection, AnyPool, Connection as _};
 use tokio::sync::mpsc;
 
 use super::StoreError;
+use super::leases::{Lease, db_now_ms};
 use super::writes::{MAX_GROUP, PackedStep, Param, Pending, Statement, Write};
 use crate::metrics::metrics;
 
@@ -84,11 +85,29 @@ async fn commit(connection: &mut AnyConnection, writes: &[&Write]) -> Result<(),
         })
         .collect();
     // A group that is one INSERT and nothing else commits as that statement alone (atomic and
-    // as durable), without the two round trips of BEGIN and COMMIT: the one-client case.
-    let one_statement = writes
-        .iter()
-        .all(|write| matches!(write, Write::Append { end: None, .. }))
-        && insert_size(steps.len()) == steps.len();
+    // as durable), without the two round trips of BEGIN and COMMIT: the one-client case. A lone
+    // step under a lease does too, its fence check and INSERT made one statement.
+    if let [
+        Write::Append {
+            episode_id,
+            step,
+            end: None,
+            lease: Some(lease),
+        },
+    ] = writes
+    {
+        return insert_fenced_step(connection, episode_id.as_str(), step, lease).await;
+    }
+    let one_statement = writes.iter().all(|write| {
+        matches!(
+            write,
+            Write::Append {
+                end: None,
+                lease: None,
+                ..
+            }
+        )
+    }) && insert_size(steps.len()) == steps.len();
     if one_statement {
         return insert_steps(connection, &steps).await;
     }
@@ -101,6 +120,14 @@ async fn commit(connection: &mut AnyConnection, writes: &[&Write]) -> Result<(),
         for statement in write.statements() {
             execute(&mut tx, &statement).await?;
         }
+    }
+    // The leased steps' fence checks, before their INSERTs; a lapsed lease fails the group,
+    // whose writes are then retried one by one.
+    for fence in writes.iter().filter_map(|write| match write {
+        Write::Append { .. } => write.fence(),
+        _ => None,
+    }) {
+        execute(&mut tx, &fence).await?;
     }
     let mut rest = steps.as_slice();
     while !rest.is_empty() {
@@ -136,8 +163,8 @@ async fn execute(
             Param::Bytes(value) => query.bind(value),
         };
     }
-    query.execute(connection).await?;
-    Ok(())
+    let done = query.execute(connection).await?;
+    statement.check(done.rows_affected())
 }
 
 /// The most rows one INSERT takes (4 parameters each, well inside SQLite's and PostgreSQL's
@@ -176,6 +203,37 @@ async fn insert_steps(
             .bind(step.record_lz4.as_slice());
     }
     query.execute(connection).await?;
+    Ok(())
+}
+
+/// A step's INSERT under its episode's lease, as one statement: the fence check (which gives
+/// the lease back) feeds the INSERT, which then inserts nothing if the lease lapsed.
+const INSERT_FENCED_STEP: &str = concat!(
+    "WITH lease AS (UPDATE episode_leases SET expires_ms = 0, used_ms = ",
+    db_now_ms!(),
+    " WHERE episode_id = $1 AND node = $2 AND fence = $3 RETURNING episode_id) ",
+    "INSERT INTO steps (episode_id, idx, request_id, record_lz4) ",
+    "SELECT episode_id, $4::BIGINT, $5::TEXT, $6::BYTEA FROM lease"
+);
+
+async fn insert_fenced_step(
+    connection: &mut AnyConnection,
+    episode_id: &str,
+    step: &PackedStep,
+    lease: &Lease,
+) -> Result<(), StoreError> {
+    let done = sqlx::query(INSERT_FENCED_STEP)
+        .bind(episode_id)
+        .bind(&*lease.node)
+        .bind(lease.fence)
+        .bind(i64::from(step.index))
+        .bind(step.request_id.as_deref())
+        .bind(step.record_lz4.as_slice())
+        .execute(connection)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Err(StoreError::LeaseLost);
+    }
     Ok(())
 }
 

@@ -200,9 +200,10 @@ fn commit(connection: &mut Connection, writes: &[&Write]) -> Result<(), StoreErr
 /// Runs the statements of one write.
 fn apply(connection: &Connection, write: &Write) -> Result<(), StoreError> {
     for statement in write.statements() {
-        connection
+        let changed = connection
             .prepare_cached(statement.sql)?
             .execute(rusqlite::params_from_iter(&statement.params))?;
+        statement.check(changed as u64)?;
     }
     Ok(())
 }

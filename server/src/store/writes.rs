@@ -3,6 +3,7 @@
 
 use tokio::sync::oneshot;
 
+use super::leases::{Lease, RELEASE, db_now_ms};
 use super::{EpisodeRow, EpisodeState, StoreError, now_ms};
 use crate::ids::EpisodeId;
 
@@ -21,7 +22,17 @@ const INSERT_STEP: &str =
     "INSERT INTO steps (episode_id, idx, request_id, record_lz4) VALUES ($1, $2, $3, $4)";
 const END_EPISODE_WITH_OUTCOME: &str =
     "UPDATE episodes SET state = $1, outcome = $2, ended_ms = $3 WHERE id = $4";
-const END_EPISODE: &str = "UPDATE episodes SET state = $1, ended_ms = $2 WHERE id = $3";
+/// Ends an episode that is still open (an episode already ended stays as it ended).
+const END_EPISODE: &str =
+    "UPDATE episodes SET state = $1, ended_ms = $2 WHERE id = $3 AND state = 'open'";
+/// A new episode's lease, held by the node that made it and given back at once.
+const INSERT_LEASE: &str = concat!(
+    "INSERT INTO episode_leases (episode_id, node, fence, expires_ms, used_ms) ",
+    "VALUES ($1, $2, $3, 0, ",
+    db_now_ms!(),
+    ")"
+);
+const DELETE_LEASE: &str = "DELETE FROM episode_leases WHERE episode_id = $1";
 /// A fork's copy of the scores given to its parent's steps after the fact.
 const COPY_SCORES: &str = "INSERT INTO step_scores \
      (episode_id, idx, scorer, version, reward, labels, unmeasured, scored_ms) \
@@ -50,23 +61,29 @@ pub(super) struct PackedStep {
 #[derive(Debug)]
 pub(super) enum Write {
     /// A new episode; a fork copies its parent's steps in the same transaction.
+    /// With a lease, the episode's lease is recorded as its node's, given back.
     Create {
         episode: Box<EpisodeRow>,
         copy_steps_from: Option<EpisodeId>,
+        lease: Option<Lease>,
     },
-    /// A step, and the episode's end when the step ended it.
+    /// A step, and the episode's end when the step ended it. With a lease, it is written only
+    /// if the lease still holds (`fence`), and gives it back.
     Append {
         episode_id: EpisodeId,
         step: PackedStep,
         end: Option<(EpisodeState, Option<String>)>,
+        lease: Option<Lease>,
     },
-    /// The episode ends without a step (it expired, or was abandoned).
+    /// The episode ends without a step (it expired, or was abandoned), if it is open.
     End {
         episode_id: EpisodeId,
         state: EpisodeState,
+        lease: Option<Lease>,
     },
     Delete {
         episode_id: EpisodeId,
+        lease: Option<Lease>,
     },
     /// Scores given to recorded steps after the fact.
     Scores {
@@ -123,6 +140,18 @@ pub(super) enum Param<'a> {
 pub(super) struct Statement<'a> {
     pub sql: &'static str,
     pub params: Vec<Param<'a>>,
+    /// It must change a row, or the write fails with `StoreError::LeaseLost` (a fence check).
+    pub fenced: bool,
+}
+
+impl Statement<'_> {
+    /// What running it did: an error when a fence check changed no row.
+    pub(super) fn check(&self, rows_changed: u64) -> Result<(), StoreError> {
+        if self.fenced && rows_changed == 0 {
+            return Err(StoreError::LeaseLost);
+        }
+        Ok(())
+    }
 }
 
 fn text(value: &str) -> Param<'_> {
@@ -133,11 +162,17 @@ impl Write {
     /// The statements that make this write, in order, the same for both databases. A step's
     /// INSERT comes first, then its episode's end when the step ended it.
     pub(super) fn statements(&self) -> Vec<Statement<'_>> {
-        let statement = |sql, params| Statement { sql, params };
-        match self {
+        let statement = |sql, params| Statement {
+            sql,
+            params,
+            fenced: false,
+        };
+        let fence = self.fence();
+        let rest = match self {
             Write::Create {
                 episode,
                 copy_steps_from,
+                lease,
             } => {
                 let mut statements = vec![statement(INSERT_EPISODE, episode_params(episode))];
                 if let Some(parent) = copy_steps_from {
@@ -147,6 +182,14 @@ impl Write {
                             vec![text(episode.id.as_str()), text(parent.as_str())],
                         ));
                     }
+                }
+                if let Some(lease) = lease {
+                    let params = vec![
+                        text(episode.id.as_str()),
+                        text(&lease.node),
+                        Param::Int(Some(lease.fence)),
+                    ];
+                    statements.push(statement(INSERT_LEASE, params));
                 }
                 statements
             }
@@ -163,7 +206,9 @@ impl Write {
                 statements.extend(self.episode_end());
                 statements
             }
-            Write::End { episode_id, state } => {
+            Write::End {
+                episode_id, state, ..
+            } => {
                 let end = vec![
                     text(state.as_str()),
                     Param::Int(Some(now_ms())),
@@ -171,11 +216,12 @@ impl Write {
                 ];
                 vec![statement(END_EPISODE, end)]
             }
-            Write::Delete { episode_id } => vec![
-                statement(DELETE_SCORES, vec![text(episode_id.as_str())]),
-                statement(DELETE_STEPS, vec![text(episode_id.as_str())]),
-                statement(DELETE_EPISODE, vec![text(episode_id.as_str())]),
-            ],
+            Write::Delete { episode_id, .. } => {
+                [DELETE_SCORES, DELETE_STEPS, DELETE_EPISODE, DELETE_LEASE]
+                    .into_iter()
+                    .map(|sql| statement(sql, vec![text(episode_id.as_str())]))
+                    .collect()
+            }
             Write::Scores { episode_id, scores } => {
                 let scored_ms = now_ms();
                 scores
@@ -195,7 +241,32 @@ impl Write {
                     })
                     .collect()
             }
-        }
+        };
+        fence.into_iter().chain(rest).collect()
+    }
+
+    /// The check that the write's lease still holds, which also gives it back: the statement
+    /// that comes first in a leased append, end or delete.
+    pub(super) fn fence(&self) -> Option<Statement<'_>> {
+        let (episode_id, lease) = match self {
+            Write::Append {
+                episode_id, lease, ..
+            }
+            | Write::End {
+                episode_id, lease, ..
+            }
+            | Write::Delete { episode_id, lease } => (episode_id, lease.as_ref()?),
+            Write::Create { .. } | Write::Scores { .. } => return None,
+        };
+        Some(Statement {
+            sql: RELEASE,
+            params: vec![
+                text(episode_id.as_str()),
+                text(&lease.node),
+                Param::Int(Some(lease.fence)),
+            ],
+            fenced: true,
+        })
     }
 
     /// The end of the episode a step ended, recorded with its outcome: the statement that
@@ -218,6 +289,7 @@ impl Write {
         Some(Statement {
             sql: END_EPISODE_WITH_OUTCOME,
             params,
+            fenced: false,
         })
     }
 }

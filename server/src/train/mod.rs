@@ -438,6 +438,9 @@ impl Trainer<'_> {
             scenarios: Some(scenarios),
             training: None,
             identity: self.settings.identity.clone(),
+            run_id: None,
+            shard: None,
+            finish_only: false,
         }
     }
 
