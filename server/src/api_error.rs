@@ -213,7 +213,7 @@ impl From<SessionError> for ApiError {
                 ..ApiError::new(StatusCode::CONFLICT, "request_id_reused", error.to_string())
             },
             // Another node is acting on the episode, for longer than a request should take.
-            SessionError::Busy { .. } => ApiError {
+            SessionError::Busy => ApiError {
                 retry_after_seconds: Some(1),
                 ..ApiError::new(
                     StatusCode::SERVICE_UNAVAILABLE,

@@ -77,6 +77,9 @@ pub struct ServeSettings {
     /// On a shared store, how long a node may hold an episode's lease for one request before
     /// another node may take the episode over: longer than any request on one episode takes.
     pub lease_ttl: Duration,
+    /// This node has its PostgreSQL database to itself: it takes no leases, and reopens the
+    /// episodes stored as open when it starts, as on SQLite.
+    pub single_node: bool,
 }
 
 /// What a server allows each connection and each request's arrival, so that slow, idle or
@@ -122,6 +125,7 @@ impl Default for ServeSettings {
             rate_limit: None,
             node: "agentbench".to_owned(),
             lease_ttl: Duration::from_secs(10),
+            single_node: false,
         }
     }
 }

@@ -120,6 +120,11 @@ enum Command {
         /// another node may take it over (when this node died mid-request).
         #[arg(long, env = "AGENTBENCH_LEASE_TTL", default_value = "10s", value_parser = agentbench_server::parse_duration)]
         lease_ttl: std::time::Duration,
+        /// This node has its PostgreSQL database to itself: it takes no episode leases (one
+        /// round trip to the database less per request on an episode). Never give it to a node
+        /// that shares its database with another.
+        #[arg(long, env = "AGENTBENCH_SINGLE_NODE")]
+        single_node: bool,
     },
     /// Make, list and revoke the API keys a server started with `--auth keys` takes.
     Keys {
@@ -930,6 +935,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             drain_delay,
             node,
             lease_ttl,
+            single_node,
         } => {
             let scoring = scoring.settings();
             let later = scorers
@@ -959,6 +965,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     .filter(|name| !name.is_empty())
                     .unwrap_or_else(|| "agentbench".to_owned()),
                 lease_ttl,
+                single_node,
                 ..ServeSettings::default()
             };
             serve(addr, &db, db_sync, &added, settings, later, drain_delay)?

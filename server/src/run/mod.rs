@@ -174,7 +174,7 @@ pub struct RunOutcome {
 #[derive(Debug)]
 pub enum RunEnd {
     /// Every pair is recorded: the run is judged.
-    Judged(RunOutcome),
+    Judged(Box<RunOutcome>),
     /// This shard's pairs are recorded; other shards' are not, yet.
     ShareDone {
         run: RunId,
@@ -210,7 +210,9 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunEnd> {
             share: played.share,
             missing,
         }),
-        _ => Ok(RunEnd::Judged(judge(settings, &store, played).await?)),
+        _ => Ok(RunEnd::Judged(Box::new(
+            judge(settings, &store, played).await?,
+        ))),
     }
 }
 

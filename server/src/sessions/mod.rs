@@ -158,7 +158,7 @@ impl Sessions {
         scorers: Vec<Box<dyn StepScorer>>,
     ) -> Result<Sessions, StoreError> {
         let pool = Pool::new(settings.max_hot_episodes);
-        let leases = store.shared().then(|| {
+        let leases = (store.shared() && !settings.single_node).then(|| {
             let suffix = uuid::Uuid::new_v4().simple().to_string();
             Leases {
                 node: format!("{}-{}", settings.node, &suffix[..8]).into(),
