@@ -16,19 +16,26 @@ admin="${AGENTBENCH_TEST_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres}"
 concurrency="${1:-32}"
 duration="${2:-10s}"
 work="$(mktemp -d)"
-pids=()
+stop_nodes() {
+    for pidfile in "$work"/node-*.pid; do
+        [ -e "$pidfile" ] || continue
+        kill "$(cat "$pidfile")" 2>/dev/null || true
+        rm -f "$pidfile"
+    done
+}
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    stop_nodes
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-# Starts node $1 with extra flags; waits for its listening line; prints its URL.
+# Starts node $1 with extra flags; waits for its listening line; prints its URL. (Its output
+# goes to files: this runs in a command substitution, which waits for its stdout to close.)
 start_node() {
-    local log="$work/node-$1.log"
+    local log="$work/node-$1.log" pidfile="$work/node-$1.pid"
     shift
-    "$agentbench" serve --addr 127.0.0.1:0 --db "$db" --db-sync full "$@" 2>"$log" &
-    pids+=($!)
+    "$agentbench" serve --addr 127.0.0.1:0 --db "$db" --db-sync full "$@" >/dev/null 2>"$log" &
+    echo $! >"$pidfile"
     for _ in $(seq 600); do
         if grep -q "listening on" "$log"; then
             grep -o "http://[0-9.:]*" "$log" | head -1
@@ -62,8 +69,8 @@ rates = [json.load(open(f))["steps"]["per_second"] for f in files]
 errors = sum(json.load(open(f))["steps"]["errors"] for f in files)
 print(f"{label:<24} {sum(rates):8.0f} steps/s  (per node: {', '.join(f'{r:.0f}' for r in rates)}; errors: {errors})")
 PY
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    pids=()
+    stop_nodes
+    sleep 1
     rm -f "$work"/bench-*.json
     psql -q "$admin" -c "DROP DATABASE $name WITH (FORCE)"
 }

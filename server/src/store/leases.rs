@@ -7,11 +7,20 @@
 //! (`Write::fence`), or by `release_lease` when the request writes nothing. A lease not given
 //! back (its node died mid-request) lapses after its time to live. Times are the database's
 //! clock; the SQL here is PostgreSQL's, the only store that several nodes share.
+//!
+//! Taking a lease commits without waiting for the disk (`synchronous_commit = off` on the
+//! connections of `pool`): it is no record, and a commit that waits for the disk on every request
+//! costs. What a crash of the database can undo is then a taking nobody wrote under yet, and the
+//! record stays whole even so: a step is written only at the next index of its episode
+//! (`PRIMARY KEY (episode_id, idx)`), so a node acting on a stale copy fails to record, and
+//! replays.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use sqlx::AnyPool;
 use sqlx::Row as _;
+use sqlx::any::AnyPoolOptions;
 
 use super::{EpisodeState, Store, StoreError};
 use crate::ids::EpisodeId;
@@ -63,6 +72,23 @@ const IDLE: &str = concat!(
     " ORDER BY lease.used_ms LIMIT $2"
 );
 
+/// The connections that take and give back leases, on the PostgreSQL database at `url`.
+pub(super) async fn pool(url: &str) -> Result<AnyPool, sqlx::Error> {
+    AnyPoolOptions::new()
+        .max_connections(8)
+        .test_before_acquire(true)
+        .after_connect(|connection, _| {
+            Box::pin(async move {
+                sqlx::raw_sql("SET synchronous_commit = off")
+                    .execute(connection)
+                    .await?;
+                Ok(())
+            })
+        })
+        .connect(url)
+        .await
+}
+
 /// A lease a node holds on an episode: the writes it makes under it name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
@@ -98,7 +124,7 @@ impl Store {
             .bind(episode.as_str())
             .bind(node)
             .bind(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX))
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.lease_pool)
             .await?;
         let Some(row) = row else {
             return Ok(None);
@@ -122,7 +148,7 @@ impl Store {
             .bind(episode.as_str())
             .bind(&*lease.node)
             .bind(lease.fence)
-            .execute(&self.pool)
+            .execute(&self.lease_pool)
             .await?;
         Ok(())
     }

@@ -112,6 +112,9 @@ impl std::str::FromStr for DbSync {
 pub struct Store {
     pool: AnyPool,
     writer: Writer,
+    /// PostgreSQL: the connections that take and give back episode leases, whose commits do
+    /// not wait for the disk (see `leases.rs`). The read pool on SQLite.
+    lease_pool: AnyPool,
 }
 
 #[derive(Debug, Clone)]
@@ -180,6 +183,16 @@ impl Store {
                 source,
             })?;
         migrations::migrate(&pool).await?;
+        let lease_pool = if sqlite {
+            pool.clone()
+        } else {
+            leases::pool(&url)
+                .await
+                .map_err(|source| StoreError::Open {
+                    url: redact(&url),
+                    source,
+                })?
+        };
         let writer = if sqlite {
             let options: SqliteConnectOptions = url.parse().map_err(|source| StoreError::Open {
                 url: url.clone(),
@@ -201,7 +214,11 @@ impl Store {
             tokio::spawn(postgres_writer::writer(pool.clone(), queue));
             Writer::Task(writes)
         };
-        Ok(Store { pool, writer })
+        Ok(Store {
+            pool,
+            writer,
+            lease_pool,
+        })
     }
 
     /// The read pool's connections now: (open, idle). The writer's own connection is apart.

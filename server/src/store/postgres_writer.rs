@@ -121,13 +121,24 @@ async fn commit(connection: &mut AnyConnection, writes: &[&Write]) -> Result<(),
             execute(&mut tx, &statement).await?;
         }
     }
-    // The leased steps' fence checks, before their INSERTs; a lapsed lease fails the group,
-    // whose writes are then retried one by one.
-    for fence in writes.iter().filter_map(|write| match write {
-        Write::Append { .. } => write.fence(),
-        _ => None,
-    }) {
-        execute(&mut tx, &fence).await?;
+    // The leased steps' fence checks, before their INSERTs, a statement for many; a lapsed
+    // lease fails the group, whose writes are then retried one by one.
+    let leased: Vec<(&str, &Lease)> = writes
+        .iter()
+        .filter_map(|write| match write {
+            Write::Append {
+                episode_id,
+                lease: Some(lease),
+                ..
+            } => Some((episode_id.as_str(), lease)),
+            _ => None,
+        })
+        .collect();
+    let mut rest = leased.as_slice();
+    while !rest.is_empty() {
+        let (chunk, after) = rest.split_at(insert_size(rest.len()));
+        check_fences(&mut tx, chunk).await?;
+        rest = after;
     }
     let mut rest = steps.as_slice();
     while !rest.is_empty() {
@@ -203,6 +214,37 @@ async fn insert_steps(
             .bind(step.record_lz4.as_slice());
     }
     query.execute(connection).await?;
+    Ok(())
+}
+
+/// Checks the fences of leased writes and gives their leases back, as one statement: every
+/// lease must still hold (one write per episode: an episode's next write waits for this one).
+async fn check_fences(
+    connection: &mut AnyConnection,
+    leased: &[(&str, &Lease)],
+) -> Result<(), StoreError> {
+    let mut sql = String::from(concat!(
+        "UPDATE episode_leases SET expires_ms = 0, used_ms = ",
+        db_now_ms!(),
+        " WHERE (episode_id, node, fence) IN (VALUES "
+    ));
+    for row in 0..leased.len() {
+        let n = 3 * row;
+        if row > 0 {
+            sql.push_str(", ");
+        }
+        sql.push_str(&format!("(${}, ${}, ${}::BIGINT)", n + 1, n + 2, n + 3));
+    }
+    sql.push(')');
+    // Only placeholders were added to the text; the values are bound.
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for (episode_id, lease) in leased {
+        query = query.bind(*episode_id).bind(&*lease.node).bind(lease.fence);
+    }
+    let done = query.execute(connection).await?;
+    if done.rows_affected() < leased.len() as u64 {
+        return Err(StoreError::LeaseLost);
+    }
     Ok(())
 }
 
