@@ -166,7 +166,9 @@ struct ErrorDetail {
     /// `method_not_allowed`, `unknown_route`, `invalid_query`, `invalid_path`, `run_not_done`,
     /// `request_timeout`, `host_not_allowed`, `upgrade_required`, `unauthorized`, `forbidden`,
     /// `recorded_run_episode`, `rate_limited`,
-    /// `store_unavailable`, `store_corrupt`, `env_unavailable`, `internal`.
+    /// `store_unavailable`, `store_corrupt`, `env_unavailable`, `episode_busy` and
+    /// `episode_moved` (several nodes share the store: another node holds the episode, or took
+    /// it over mid-request; retry), `internal`.
     code: String,
     message: String,
     details: Value,
@@ -203,7 +205,11 @@ const ON_A_NEW_EPISODE: &[(&str, &str, &str)] = &[
 const BAD_BODY: (u16, &str) = (400, "malformed JSON");
 const UNPROCESSABLE: (u16, &str) = (422, "unknown fields, missing fields or an invalid task");
 const UPGRADE_REQUIRED: (u16, &str) = (426, "not a WebSocket handshake");
-const STORE: (u16, &str) = (503, "the store failed; nothing was recorded");
+const STORE: (u16, &str) = (
+    503,
+    "the store failed, or another node sharing it holds the episode (`episode_busy`) or took it \
+     over mid-request (`episode_moved`); nothing was recorded, retry",
+);
 const AT_CAPACITY: (u16, &str) = (
     429,
     "the server's limit of open episodes is reached; see Retry-After",
