@@ -388,6 +388,24 @@ impl Sessions {
         id: &EpisodeId,
         request_id: Option<&str>,
     ) -> Result<Option<(Locked, Option<Lease>)>, SessionError> {
+        let Some((guard, lease)) = self.lock_hot(caller, id).await? else {
+            return Ok(None);
+        };
+        if request_id.is_some_and(|id| guard.request_ids.contains_key(id)) {
+            drop(guard);
+            self.give_back(id, lease.as_ref()).await;
+            return Ok(None);
+        }
+        Ok(Some((guard, lease)))
+    }
+
+    /// An open episode served here, locked (and leased) and hot, or `None` when it is not open
+    /// here; a lease taken is given back when the episode cannot be made hot.
+    async fn lock_hot(
+        self: &Arc<Self>,
+        caller: &Caller,
+        id: &EpisodeId,
+    ) -> Result<Option<(Locked, Option<Lease>)>, SessionError> {
         let Some(Held {
             handle,
             guard,
@@ -396,16 +414,14 @@ impl Sessions {
         else {
             return Ok(None);
         };
-        let hot = self.make_hot(&handle, guard).await.map(|mut guard| {
-            guard.touch();
-            let seen = request_id.is_some_and(|id| guard.request_ids.contains_key(id));
-            (!seen).then_some(guard)
-        });
-        match hot {
-            Ok(Some(guard)) => Ok(Some((guard, lease))),
-            other => {
+        match self.make_hot(&handle, guard).await {
+            Ok(mut guard) => {
+                guard.touch();
+                Ok(Some((guard, lease)))
+            }
+            Err(error) => {
                 self.give_back(id, lease.as_ref()).await;
-                other.map(|_| None)
+                Err(error)
             }
         }
     }
@@ -503,11 +519,7 @@ impl Sessions {
         let deadline = Instant::now() + leases.ttl + LEASE_GRACE;
         let mut pause = Duration::from_millis(1);
         loop {
-            if let Some(grant) = self
-                .store
-                .acquire_lease(id, &leases.node, leases.ttl)
-                .await?
-            {
+            if let Some(grant) = self.acquire_now(id).await? {
                 return Ok(Some(grant));
             }
             if Instant::now() >= deadline {
@@ -803,20 +815,13 @@ impl Sessions {
         id: &EpisodeId,
         read: impl FnOnce(&Episode) -> T,
     ) -> Result<T, SessionError> {
-        let Some(Held {
-            handle,
-            guard,
-            lease,
-        }) = self.lock_leased(caller, id).await?
-        else {
+        let Some((mut guard, lease)) = self.lock_hot(caller, id).await? else {
             return Err(self.not_open_or_missing(caller, id).await);
         };
-        let read = self.make_hot(&handle, guard).await.map(|mut guard| {
-            guard.touch();
-            read(guard.hot())
-        });
+        let read = read(guard.hot());
+        drop(guard);
         self.give_back(id, lease.as_ref()).await;
-        read
+        Ok(read)
     }
 
     /// The env an episode, open or not, runs in; or that it is not served here.
