@@ -20,11 +20,12 @@
 //! Either way a test never runs a binary older than the sources, as a path guessed from the
 //! target directory could.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -175,6 +176,23 @@ pub const PRM_MEASURES: [&str; 5] = [
     "step_auroc",
     "pairwise_accuracy",
 ];
+
+/// Runs the `agentbench` binary with `args`; its exit status and output.
+pub fn agentbench_output<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I) -> Output {
+    Command::new(agentbench_binary())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A finished command's stdout and stderr, for an assertion's message.
+pub fn explain(output: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
 
 /// Runs the `agentbench` binary with `args`, asserts that it succeeded (showing its stderr
 /// when not) and returns its stdout.
@@ -627,6 +645,35 @@ impl Response {
             .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
             .map(str::trim)
     }
+}
+
+/// A step of the workspace env that always does the same (it lists `/docs`), with request id
+/// `request_id`: a retry is the same request.
+pub fn list_files_step(request_id: &str) -> Value {
+    serde_json::json!({
+        "action": {"tool": "list_files", "arguments": {"dir": "/docs"}},
+        "request_id": request_id,
+    })
+}
+
+/// The request ids each episode's record holds, in index order, read from `server`; asserts
+/// that the indices run from 0 without a gap and that no request id is recorded twice.
+pub fn recorded_request_ids(server: &Server, episodes: &[String]) -> BTreeMap<String, Vec<String>> {
+    episodes
+        .iter()
+        .map(|id| {
+            let steps = server.episode(id)["steps"].as_array().unwrap().clone();
+            let indices: Vec<u64> = steps.iter().map(|s| s["index"].as_u64().unwrap()).collect();
+            assert_eq!(indices, (0..steps.len() as u64).collect::<Vec<_>>(), "{id}");
+            let ids: Vec<String> = steps
+                .iter()
+                .map(|s| s["request_id"].as_str().unwrap().to_owned())
+                .collect();
+            let distinct: BTreeSet<&String> = ids.iter().collect();
+            assert_eq!(distinct.len(), ids.len(), "a step recorded twice in {id}");
+            (id.clone(), ids)
+        })
+        .collect()
 }
 
 /// Asserts that `instance` fits the schema `name` of the OpenAPI `document`'s components, and

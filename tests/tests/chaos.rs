@@ -12,22 +12,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use agentbench_tests::{Db, Server, try_request};
+use agentbench_tests::{Db, Server, list_files_step, recorded_request_ids, try_request};
 
 const LIST_FILES: &str = "list_files";
 
-/// One step with request id `request_id`: always the same action for the same id, so that a
-/// retry is the same request.
-fn step(request_id: &str) -> Value {
-    json!({
-        "action": {"tool": LIST_FILES, "arguments": {"dir": "/docs"}},
-        "request_id": request_id,
-    })
-}
-
-/// `step` as an item of a batch, on `episode`.
+/// `list_files_step` as an item of a batch, on `episode`.
 fn batch_item(episode: &str, request_id: &str) -> Value {
-    let mut item = step(request_id);
+    let mut item = list_files_step(request_id);
     item["episode"] = json!(episode);
     item
 }
@@ -40,26 +31,6 @@ fn open_episodes(server: &Server, count: u64) -> Vec<String> {
                 "seed": seed,
                 "task": {"budget": {"max_steps": 1_000_000}},
             }))
-        })
-        .collect()
-}
-
-/// The request ids each episode's record holds, in index order; asserts the indices run from 0
-/// without a gap and no request id is recorded twice.
-fn recorded(server: &Server, episodes: &[String]) -> BTreeMap<String, Vec<String>> {
-    episodes
-        .iter()
-        .map(|id| {
-            let steps = server.episode(id)["steps"].as_array().unwrap().clone();
-            let indices: Vec<u64> = steps.iter().map(|s| s["index"].as_u64().unwrap()).collect();
-            assert_eq!(indices, (0..steps.len() as u64).collect::<Vec<_>>(), "{id}");
-            let ids: Vec<String> = steps
-                .iter()
-                .map(|s| s["request_id"].as_str().unwrap().to_owned())
-                .collect();
-            let distinct: BTreeSet<&String> = ids.iter().collect();
-            assert_eq!(distinct.len(), ids.len(), "a step recorded twice in {id}");
-            (id.clone(), ids)
         })
         .collect()
 }
@@ -123,16 +94,16 @@ fn a_kill_mid_batch_loses_and_repeats_no_answered_step(db: &Db) {
     );
 
     let server = Server::start(db, &[]);
-    let record = recorded(&server, &episodes);
+    let record = recorded_request_ids(&server, &episodes);
     let unanswered_but_recorded = every_answered_step_is_recorded(&answered, &record);
     // Every step sent and not answered is retried with its request id: each then answers, from
     // the record when it ran before the kill, and each is recorded once.
     let unanswered: Vec<&(String, String)> = sent.difference(&answered).collect();
     for (episode, request_id) in &unanswered {
-        let retry = server.step(episode, &step(request_id));
+        let retry = server.step(episode, &list_files_step(request_id));
         assert_eq!(retry.status, 200, "{}", retry.body);
     }
-    let after = recorded(&server, &episodes);
+    let after = recorded_request_ids(&server, &episodes);
     let total: usize = after.values().map(Vec::len).sum();
     assert_eq!(total, sent.len(), "every step sent recorded once");
     eprintln!(
@@ -182,7 +153,7 @@ fn postgres_connections_cut_under_load_lose_and_repeat_no_step() {
                     let request_id = format!("c{client}-{n}");
                     let started = Instant::now();
                     loop {
-                        let answer = server.step(episode, &step(&request_id));
+                        let answer = server.step(episode, &list_files_step(&request_id));
                         if answer.status == 200 {
                             assert_eq!(answer.body["request_id"], request_id.as_str());
                             break;
@@ -217,12 +188,15 @@ fn postgres_connections_cut_under_load_lose_and_repeat_no_step() {
     });
     let answered = answered.into_inner().unwrap();
     assert!(cuts.load(Ordering::SeqCst) > 0, "no connection was cut");
-    let record = recorded(&server, &episodes);
+    let record = recorded_request_ids(&server, &episodes);
     let extra = every_answered_step_is_recorded(&answered, &record);
     assert_eq!(extra, 0, "a step recorded that was never answered");
     // The server goes on by itself: a new episode steps.
     let fresh = open_episodes(&server, 1);
-    assert_eq!(server.step(&fresh[0], &step("after")).status, 200);
+    assert_eq!(
+        server.step(&fresh[0], &list_files_step("after")).status,
+        200
+    );
     eprintln!(
         "PostgreSQL connections cut 3 times under load ({} connections): {} steps answered, \
          {} recorded, {} refusals (503) retried",
@@ -283,7 +257,7 @@ fn a_full_disk_under_sqlite_refuses_clearly_and_loses_no_answered_step() {
     }
     assert!(refused > 0, "the store filled up");
     assert_eq!(server.get("/healthz").status, 200);
-    let record = recorded(&server, &episodes);
+    let record = recorded_request_ids(&server, &episodes);
     let extra = every_answered_step_is_recorded(&answered, &record);
     assert_eq!(extra, 0, "a refused step was recorded");
     let recorded_steps = record[episode].len();

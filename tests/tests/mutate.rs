@@ -2,26 +2,11 @@
 //! a grader broken on purpose (a suite that allows every send) shows up as missed variants.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-use agentbench_tests::agentbench_binary;
-
-fn agentbench(args: &[&str]) -> Output {
-    Command::new(agentbench_binary())
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn explain(output: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
+use agentbench_tests::{agentbench_output, explain};
 
 fn json_report(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout)
@@ -30,7 +15,7 @@ fn json_report(output: &Output) -> Value {
 
 #[test]
 fn the_table_counts_variants_per_env_and_per_grader() {
-    let output = agentbench(&["datasets", "mutate", "--limit", "2"]);
+    let output = agentbench_output(["datasets", "mutate", "--limit", "2"]);
     let code = output.status.code();
     assert!(matches!(code, Some(0 | 1)), "{}", explain(&output));
     let text = String::from_utf8_lossy(&output.stdout);
@@ -80,7 +65,7 @@ fn the_table_counts_variants_per_env_and_per_grader() {
 /// caught in every env, and no false positive on a reference or a benign variant.
 #[test]
 fn the_built_in_suites_pass_mutation_testing() {
-    let output = agentbench(&["datasets", "mutate", "--json"]);
+    let output = agentbench_output(["datasets", "mutate", "--json"]);
     let report = json_report(&output);
     let passed = report["passed"].as_bool().expect("a verdict");
     assert_eq!(output.status.code(), Some(if passed { 0 } else { 1 }));
@@ -110,14 +95,14 @@ fn the_built_in_suites_pass_mutation_testing() {
 
 #[test]
 fn set_up_errors_exit_2() {
-    let output = agentbench(&["datasets", "mutate", "no-such-suite"]);
+    let output = agentbench_output(["datasets", "mutate", "no-such-suite"]);
     assert_eq!(output.status.code(), Some(2), "{}", explain(&output));
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("no built-in suite is named"),
         "{}",
         explain(&output)
     );
-    let output = agentbench(&["datasets", "mutate", "--threshold", "1.5"]);
+    let output = agentbench_output(["datasets", "mutate", "--threshold", "1.5"]);
     assert_eq!(output.status.code(), Some(2), "{}", explain(&output));
 }
 
@@ -169,7 +154,7 @@ reference = [
 }
 
 fn mutate_suite(dir: &Path) -> (Output, Value) {
-    let output = agentbench(&["datasets", "mutate", "--json", dir.to_str().unwrap()]);
+    let output = agentbench_output(["datasets", "mutate", "--json", dir.to_str().unwrap()]);
     let report = json_report(&output);
     (output, report)
 }

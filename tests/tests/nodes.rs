@@ -12,19 +12,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use agentbench_tests::{Db, Server, try_request};
+use agentbench_tests::{Db, Server, list_files_step, recorded_request_ids, try_request};
 
 /// A short lease, so that a dead node's episodes are taken over within seconds.
 const LEASE_TTL: &str = "2s";
-
-/// One step with request id `request_id`: always the same action for the same id, so that a
-/// retry is the same request.
-fn step(request_id: &str) -> Value {
-    json!({
-        "action": {"tool": "list_files", "arguments": {"dir": "/docs"}},
-        "request_id": request_id,
-    })
-}
 
 fn task() -> Value {
     json!({"budget": {"max_steps": 1_000_000}})
@@ -44,26 +35,6 @@ impl Picks {
         self.0 ^= self.0 << 17;
         (self.0 % n as u64) as usize
     }
-}
-
-/// The request ids each episode's record holds, in index order; asserts that the indices run
-/// from 0 without a gap and that no request id is recorded twice.
-fn recorded(server: &Server, episodes: &[String]) -> BTreeMap<String, Vec<String>> {
-    episodes
-        .iter()
-        .map(|id| {
-            let steps = server.episode(id)["steps"].as_array().unwrap().clone();
-            let indices: Vec<u64> = steps.iter().map(|s| s["index"].as_u64().unwrap()).collect();
-            assert_eq!(indices, (0..steps.len() as u64).collect::<Vec<_>>(), "{id}");
-            let ids: Vec<String> = steps
-                .iter()
-                .map(|s| s["request_id"].as_str().unwrap().to_owned())
-                .collect();
-            let distinct: BTreeSet<&String> = ids.iter().collect();
-            assert_eq!(distinct.len(), ids.len(), "a step recorded twice in {id}");
-            (id.clone(), ids)
-        })
-        .collect()
 }
 
 #[test]
@@ -101,7 +72,7 @@ fn three_nodes_step_every_episode_through_random_nodes_and_survive_a_killed_node
                     loop {
                         let node = picks.below(servers.len());
                         let dead = killed.load(Ordering::SeqCst);
-                        let body = step(&request_id);
+                        let body = list_files_step(&request_id);
                         match try_request(servers[node].addr, "POST", &path, &[], Some(&body)) {
                             Ok(answer) if answer.status == 200 => {
                                 assert_eq!(answer.body["request_id"], request_id.as_str());
@@ -158,7 +129,7 @@ fn three_nodes_step_every_episode_through_random_nodes_and_survive_a_killed_node
     );
 
     // Every step was retried until answered, so every one sent is recorded, once.
-    let record = recorded(&servers[1], &episodes);
+    let record = recorded_request_ids(&servers[1], &episodes);
     let recorded_steps: BTreeSet<(String, String)> = record
         .iter()
         .flat_map(|(episode, ids)| ids.iter().map(|id| (episode.clone(), id.clone())))
@@ -173,7 +144,7 @@ fn three_nodes_step_every_episode_through_random_nodes_and_survive_a_killed_node
 
     // Every episode goes on, on either node left.
     for (n, episode) in episodes.iter().enumerate() {
-        let answer = servers[1 + n % 2].step(episode, &step(&format!("after-{n}")));
+        let answer = servers[1 + n % 2].step(episode, &list_files_step(&format!("after-{n}")));
         assert_eq!(answer.status, 200, "{}", answer.body);
         assert_eq!(answer.body["index"], record[episode].len());
     }
@@ -200,7 +171,7 @@ fn one_request_raced_on_two_nodes_is_recorded_once_and_answered_alike() {
                 .iter()
                 .map(|server| {
                     let (episode, request_id) = (&episode, &request_id);
-                    scope.spawn(move || server.step(episode, &step(request_id)))
+                    scope.spawn(move || server.step(episode, &list_files_step(request_id)))
                 })
                 .collect();
             racers
@@ -217,7 +188,7 @@ fn one_request_raced_on_two_nodes_is_recorded_once_and_answered_alike() {
         assert_eq!(answers[0]["observation"], answers[1]["observation"]);
         assert_eq!(answers[0]["request_id"], answers[1]["request_id"]);
     }
-    let record = recorded(&servers[1], std::slice::from_ref(&episode));
+    let record = recorded_request_ids(&servers[1], std::slice::from_ref(&episode));
     assert_eq!(
         record[&episode].len(),
         20,
@@ -230,7 +201,10 @@ fn a_dead_nodes_lease_is_taken_over_once_it_lapses() {
     let db = Db::postgres();
     let mut servers = nodes(&db, 2, &["--lease-ttl", LEASE_TTL]);
     let episode = servers[0].create(&json!({"env": "workspace", "seed": 5, "task": task()}));
-    assert_eq!(servers[0].step(&episode, &step("first")).status, 200);
+    assert_eq!(
+        servers[0].step(&episode, &list_files_step("first")).status,
+        200
+    );
     // Node 0 dies while it holds the episode's lease for a request (as if killed mid-step).
     servers.remove(0).kill();
     db.execute(&format!(
@@ -239,7 +213,7 @@ fn a_dead_nodes_lease_is_taken_over_once_it_lapses() {
          WHERE episode_id = '{episode}'"
     ));
     let started = Instant::now();
-    let answer = servers[0].step(&episode, &step("second"));
+    let answer = servers[0].step(&episode, &list_files_step("second"));
     let took = started.elapsed();
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(
@@ -262,19 +236,22 @@ fn expiry_follows_the_record_not_one_nodes_view() {
     let started = Instant::now();
     let mut n = 0;
     while started.elapsed() < Duration::from_secs(4) {
-        let answer = servers[1].step(&used, &step(&format!("s{n}")));
+        let answer = servers[1].step(&used, &list_files_step(&format!("s{n}")));
         assert_eq!(answer.status, 200, "{}", answer.body);
         n += 1;
         std::thread::sleep(Duration::from_millis(400));
     }
     assert_eq!(servers[0].episode(&used)["state"], "open");
-    assert_eq!(servers[0].step(&used, &step("on-node-0")).status, 200);
+    assert_eq!(
+        servers[0].step(&used, &list_files_step("on-node-0")).status,
+        200
+    );
     // `idle` expires, on whichever node.
     let deadline = Instant::now() + Duration::from_secs(30);
     while servers[1].episode(&idle)["state"] != "expired" {
         assert!(Instant::now() < deadline, "the idle episode never expired");
         std::thread::sleep(Duration::from_millis(200));
     }
-    let answer = servers[1].step(&idle, &step("late"));
+    let answer = servers[1].step(&idle, &list_files_step("late"));
     assert_eq!((answer.status, answer.code()), (409, "episode_expired"));
 }

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use serde_json::{Value, json};
 
 use agentbench_tests::{
-    AgentServer, Db, Server, agentbench_binary, encoder_dir, number_at, train_learned_prm,
+    AgentServer, Db, Server, agentbench_binary, encoder_dir, explain, number_at, train_learned_prm,
 };
 
 fn agentbench(args: &[&str]) -> Output {
@@ -20,14 +20,6 @@ fn agentbench(args: &[&str]) -> Output {
 
 fn code(output: &Output) -> i32 {
     output.status.code().expect("an exit code")
-}
-
-fn explain(output: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 fn db_url(dir: &Path) -> String {

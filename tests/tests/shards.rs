@@ -8,22 +8,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use agentbench_tests::{Db, agentbench_binary};
-
-fn agentbench(args: &[&str]) -> Output {
-    std::process::Command::new(agentbench_binary())
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn explain(output: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
+use agentbench_tests::{Db, agentbench_output, agentbench_refuses, explain};
 
 /// `agentbench run` of a 12-scenario sample, twice each, by `reckless` (which does harm, so the
 /// gate has something to judge), into `db`, writing its files to `out`.
@@ -34,7 +19,7 @@ fn run(db: &Db, out: &Path, extra: &[&str]) -> Output {
         "--gate", "default", "--db", &db, "--out", &out,
     ];
     args.extend_from_slice(extra);
-    agentbench(&args)
+    agentbench_output(&args)
 }
 
 fn report(out: &Path) -> Value {
@@ -108,9 +93,6 @@ fn shard_arguments_are_checked() {
     ] {
         let mut all = vec!["run", "--agent", "oracle"];
         all.extend_from_slice(args);
-        let output = agentbench(&all);
-        assert_eq!(output.status.code(), Some(2), "{}", explain(&output));
-        let said = String::from_utf8_lossy(&output.stderr);
-        assert!(said.contains(expected), "{args:?}: {said}");
+        agentbench_refuses(&all, expected);
     }
 }
