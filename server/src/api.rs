@@ -1,6 +1,7 @@
 //! The REST API's routes and handlers: envs, and episodes with their steps, forks and
-//! trajectories (each handler parses, calls the sessions and maps the result); the read-only runs
-//! and leaderboard (`runs_api`); the web page (`web`).
+//! trajectories (each handler parses, calls the sessions and maps the result); the runs and
+//! leaderboard (`runs_api`) and the runs a remote runner records (`run_writes`); the web page
+//! (`web`).
 
 mod socket;
 
@@ -15,7 +16,7 @@ use axum::http::header::CONTENT_TYPE;
 use axum::http::request::Parts;
 use axum::http::{HeaderName, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::{Json, Router, middleware};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -33,9 +34,13 @@ use crate::requests::{
     BatchStep, CreateEpisode, MAX_BATCH_STEPS, StepBatch, StepRequest, parse_object,
 };
 use crate::sessions::SessionError;
-use crate::{App, request_limits, runs_api};
+use crate::{App, request_limits, run_writes, runs_api};
 
 type Body<T> = Result<Object<T>, ApiError>;
+
+/// The largest report `PUT /v1/runs/{id}/report` takes (when `serve`'s body limit is lower):
+/// about 100,000 episodes' results.
+const MAX_REPORT_BYTES: usize = 64 << 20;
 
 /// The API's routes over `app`.
 pub fn router(app: Arc<App>) -> Router {
@@ -60,8 +65,18 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/v1/steps", post(step_batch))
         .route("/v1/ws", get(socket::upgrade))
         .route("/v1/leaderboard", get(runs_api::get_leaderboard))
-        .route("/v1/runs", get(runs_api::list_runs))
+        .route(
+            "/v1/runs",
+            get(runs_api::list_runs).post(run_writes::create_run),
+        )
         .route("/v1/runs/{id}", get(runs_api::get_run))
+        .route("/v1/runs/{id}/episodes", post(run_writes::record_episode))
+        .route(
+            "/v1/runs/{id}/report",
+            // A report carries every episode's result: a long run's passes the body limit.
+            put(run_writes::set_report)
+                .layer(DefaultBodyLimit::max(max_body_bytes.max(MAX_REPORT_BYTES))),
+        )
         .route("/v1/runs/{id}/compare/{other}", get(runs_api::compare_runs))
         .route("/v1/prm-results", get(runs_api::list_prm_results))
         .route("/v1/trainings", get(runs_api::list_trainings))

@@ -24,6 +24,7 @@ mod request_limits;
 pub mod rescore;
 pub mod rollout;
 pub mod run;
+mod run_writes;
 mod runs_api;
 pub mod serving;
 pub mod sessions;

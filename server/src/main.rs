@@ -360,9 +360,10 @@ struct RunArgs {
     /// Write report.json, episodes.jsonl, summary.md and junit.xml here.
     #[arg(long, env = "AGENTBENCH_OUT")]
     out: Option<std::path::PathBuf>,
-    /// The database the run (and, in process, its episodes) is recorded in.
-    #[arg(long, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
-    db: String,
+    /// The database the run (and, in process, its episodes) is recorded in: by default
+    /// sqlite://agentbench.db in process, and with `--server` that server (its leaderboard).
+    #[arg(long, env = "AGENTBENCH_DB")]
+    db: Option<String>,
     /// What the safety policies do with a forbidden call: enforce (block it) or audit (let it
     /// run and record the violation).
     #[arg(long, env = "AGENTBENCH_MODE", default_value = "enforce")]
@@ -551,9 +552,10 @@ struct TrainArgs {
     server: Option<String>,
     #[command(flatten)]
     identity: IdentityArgs,
-    /// The database evaluation runs are recorded in (the leaderboard's).
-    #[arg(long, env = "AGENTBENCH_DB", default_value = "sqlite://agentbench.db")]
-    db: String,
+    /// The database evaluation runs are recorded in (the leaderboard's): by default
+    /// sqlite://agentbench.db in process, and with `--server` that server.
+    #[arg(long, env = "AGENTBENCH_DB")]
+    db: Option<String>,
     /// A folder of Cedar policies to add to the envs (in-process runs).
     #[arg(long, env = "AGENTBENCH_POLICIES")]
     policies: Option<std::path::PathBuf>,

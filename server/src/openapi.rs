@@ -9,9 +9,12 @@ use serde_json::{Map, Value, json};
 use agentbench_env_contract::Outcome;
 use agentbench_env_runtime::{Action, Mask, Mode, StepRecord};
 
-use crate::leaderboard::{Leaderboard, Trainings};
+use crate::leaderboard::{Leaderboard, RunSummary, Trainings};
 use crate::prm::PrmResults;
+use crate::report::Report;
 use crate::requests::{AgentNote, CreateEpisode, StepBatch, StepRequest};
+use crate::run::EpisodeLine;
+use crate::run_writes::{EpisodeRecorded, NewRun};
 use crate::runs_api::{RunComparison, RunDetail, RunList};
 
 /// `GET /healthz`.
@@ -524,6 +527,69 @@ pub fn document() -> Value {
             links: &[],
         },
         Operation {
+            method: "post",
+            path: "/v1/runs",
+            id: "createRun",
+            summary: "Record a run that a runner plays elsewhere (`agentbench run --server`), for the key's tenant; the shards of one run name the same id, and the later ones find it taken (409 `run_exists`) and join it",
+            request: schema(|g| g.subschema_for::<NewRun>()),
+            status: 201,
+            response: schema(|g| g.subschema_for::<RunSummary>()),
+            query: &[],
+            errors: &[
+                (409, "the id is taken (`run_exists`)"),
+                (
+                    422,
+                    "unknown or missing fields, or an id that is not 1 to 64 letters, digits, `-`, `_` or `.`",
+                ),
+                STORE,
+            ],
+            links: &[
+                ("recordRunEpisode", "id", "$response.body#/id"),
+                ("setRunReport", "id", "$response.body#/id"),
+                ("getRun", "id", "$response.body#/id"),
+            ],
+        },
+        Operation {
+            method: "post",
+            path: "/v1/runs/{id}/episodes",
+            id: "recordRunEpisode",
+            summary: "Record one episode a run played (its scenario and trial once: a second record of them is kept as the first, `recorded: false`); a line naming an episode must name one this server played for this run",
+            request: schema(|g| g.subschema_for::<EpisodeLine>()),
+            status: 200,
+            response: schema(|g| g.subschema_for::<EpisodeRecorded>()),
+            query: &[],
+            errors: &[
+                (404, "no such run (of the key's tenant)"),
+                (
+                    409,
+                    "the run is done (`run_done`), or the episode named was not played for this run on this server (`not_the_runs_episode`)",
+                ),
+                UNPROCESSABLE,
+                STORE,
+            ],
+            links: &[],
+        },
+        Operation {
+            method: "put",
+            path: "/v1/runs/{id}/report",
+            id: "setRunReport",
+            summary: "Finish a run with its report (report.json): its episode results and metrics must be those of the episodes recorded; its gate verdict is the runner's. Setting it again replaces it",
+            request: schema(|g| g.subschema_for::<Report>()),
+            status: 200,
+            response: schema(|g| g.subschema_for::<RunSummary>()),
+            query: &[],
+            errors: &[
+                (404, "no such run (of the key's tenant)"),
+                (
+                    409,
+                    "the report is not of this run, or its episodes or metrics are not those recorded (`report_mismatch`)",
+                ),
+                UNPROCESSABLE,
+                STORE,
+            ],
+            links: &[],
+        },
+        Operation {
             method: "get",
             path: "/v1/runs/{id}/compare/{other}",
             id: "compareRuns",
@@ -687,12 +753,12 @@ pub fn document() -> Value {
         let item = paths.entry(operation.path).or_insert_with(|| json!({}));
         item[operation.method] = operation_object(&operation, &error);
     }
-    json!({
+    let mut document = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "agentbench",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Sandboxed tool environments over HTTP: episodes, steps, forks and their durable record; suite runs and the leaderboard, read-only.",
+            "description": "Sandboxed tool environments over HTTP: episodes, steps, forks and their durable record; suite runs (played here or recorded by remote runners) and the leaderboard.",
         },
         "paths": paths,
         "components": {
@@ -704,7 +770,39 @@ pub fn document() -> Value {
             }},
         },
         "security": [{"apiKey": []}],
-    })
+    });
+    bound_integers(&mut document);
+    document
+}
+
+/// Bounds every integer schema by its Rust type's range (`format: uint32` gets `maximum:
+/// 4294967295`), which schemars leaves open: the server refuses a value past it (422), so the
+/// document must not offer one as valid.
+fn bound_integers(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            let range: Option<(i128, i128)> = match object.get("format").and_then(Value::as_str) {
+                Some("uint8") => Some((0, u8::MAX.into())),
+                Some("uint16") => Some((0, u16::MAX.into())),
+                Some("uint32") => Some((0, u32::MAX.into())),
+                Some("uint64" | "uint") => Some((0, u64::MAX.into())),
+                Some("int32") => Some((i32::MIN.into(), i32::MAX.into())),
+                Some("int64" | "int") => Some((i64::MIN.into(), i64::MAX.into())),
+                _ => None,
+            };
+            if let Some((min, max)) = range {
+                let number = |bound: i128| match u64::try_from(bound) {
+                    Ok(bound) => json!(bound),
+                    Err(_) => json!(i64::try_from(bound).expect("an i64 bound")),
+                };
+                object.entry("minimum").or_insert_with(|| number(min));
+                object.entry("maximum").or_insert_with(|| number(max));
+            }
+            object.values_mut().for_each(bound_integers);
+        }
+        Value::Array(items) => items.iter_mut().for_each(bound_integers),
+        _ => {}
+    }
 }
 
 fn operation_object(operation: &Operation, error: &Value) -> Value {

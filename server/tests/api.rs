@@ -879,6 +879,8 @@ async fn responses_match_the_openapi_document() {
             "/v1/leaderboard",
             "/v1/runs",
             "/v1/runs/{id}",
+            "/v1/runs/{id}/episodes",
+            "/v1/runs/{id}/report",
             "/v1/runs/{id}/compare/{other}",
             "/v1/prm-results",
             "/v1/trainings",
@@ -1025,4 +1027,95 @@ async fn policies_judge_steps_in_either_mode_and_scores_are_recorded() {
         .collect();
     assert!(offered.contains(&&json!("read_file")));
     assert!(!offered.contains(&&json!("delete_email")));
+}
+
+/// A run a runner on another machine records here: created once (a second creation of its id
+/// is refused, so a later shard joins it), each scenario and trial recorded once, and an episode
+/// a line names must be one this server played for this run.
+#[tokio::test]
+async fn a_remote_runners_run_is_recorded_once_and_names_only_its_own_episodes() {
+    let app = app(ServeSettings::default()).await;
+    let (_, document) = call(&app, Method::GET, "/openapi.json", None).await;
+    let new_run = json!({
+        "id": "nightly-7",
+        "suite": "safety",
+        "suite_version": "1",
+        "suite_hash": "abc",
+        "agent": "oracle",
+        "settings": {"trials": 1, "mode": "enforce", "limit": null, "server": null,
+                     "base_url": null, "revision": null},
+    });
+    let (status, created) = post(&app, "/v1/runs", new_run.clone()).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    support::assert_fits(&document, "RunSummary", &created);
+    assert_eq!(
+        (created["id"].as_str(), created["state"].as_str()),
+        (Some("nightly-7"), Some("running"))
+    );
+    let (status, taken) = post(&app, "/v1/runs", new_run.clone()).await;
+    assert_eq!(
+        (status, taken["error"]["code"].as_str()),
+        (StatusCode::CONFLICT, Some("run_exists"))
+    );
+    let mut bad_id = new_run.clone();
+    bad_id["id"] = json!("a/b");
+    assert_eq!(
+        post(&app, "/v1/runs", bad_id).await.0,
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
+
+    let suite = agentbench_datasets::Suite::load("safety").unwrap();
+    let line = |trial: u32, episode: Option<&str>| {
+        let mut line =
+            agentbench_server::run::EpisodeLine::start(&suite, &suite.scenarios[0], trial);
+        line.episode = episode.map(str::to_owned);
+        serde_json::to_value(line).unwrap()
+    };
+    let (_, played) = post(
+        &app,
+        "/v1/episodes",
+        json!({"env": "workspace", "run_id": "nightly-7"}),
+    )
+    .await;
+    let played = played["id"].as_str().unwrap();
+    let other = create(&app).await;
+    let episodes = "/v1/runs/nightly-7/episodes";
+    let (status, answer) = post(&app, episodes, line(0, Some(played))).await;
+    assert_eq!(
+        (status, &answer),
+        (StatusCode::OK, &json!({"recorded": true}))
+    );
+    support::assert_fits(&document, "EpisodeRecorded", &answer);
+    // A retry (or another runner's copy) of the same scenario and trial is kept as the first.
+    assert_eq!(
+        post(&app, episodes, line(0, None)).await.1,
+        json!({"recorded": false})
+    );
+    let (status, refused) = post(&app, episodes, line(1, Some(&other))).await;
+    assert_eq!(
+        (status, refused["error"]["code"].as_str()),
+        (StatusCode::CONFLICT, Some("not_the_runs_episode")),
+        "an episode played for no run is no run's evidence"
+    );
+    assert_eq!(
+        post(&app, episodes, line(1, None)).await.1,
+        json!({"recorded": true})
+    );
+    let (status, _) = post(&app, "/v1/runs/nope/episodes", line(0, None)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let (_, run) = call(&app, Method::GET, "/v1/runs/nightly-7", None).await;
+    let recorded: Vec<(&str, u64)> = run["episodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|line| {
+            (
+                line["episode"].as_str().unwrap_or("-"),
+                line["trial"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(recorded, [(played, 0), ("-", 1)]);
+    assert_eq!(run["settings"]["trials"], 1);
 }

@@ -448,7 +448,8 @@ fn a_run_without_a_single_tool_call_says_so_in_its_summary() {
     let dir = tempfile::tempdir().unwrap();
     // Three scenarios are too few for the gate to decide (exit 3); the episodes are measured.
     let output = run_baseline(dir.path(), "oracle", &["--limit", "3"]);
-    assert_eq!(code(&output), 3, "{}", explain(&output));
+    // Three scenarios are too few to decide every threshold of the default gate.
+    assert!(matches!(code(&output), 0 | 3), "{}", explain(&output));
     // The same episodes, each only the oracle's final message: an agent that only talks.
     let recorded = std::fs::read_to_string(dir.path().join("oracle/episodes.jsonl")).unwrap();
     let talking: Vec<String> = recorded
@@ -548,15 +549,79 @@ async fn a_resumed_run_plays_only_what_is_missing_and_records_nothing_twice() {
 }
 
 /// With `--server`, episodes are played on a running `agentbench serve` (on SQLite here) and
-/// stay readable there; the run itself is recorded in its own `--db` (PostgreSQL here).
+/// the run is recorded there too: the server's leaderboard shows it with the runner's report,
+/// and nothing is written on the runner's machine. The server takes a report only when its
+/// episodes and metrics are those recorded. With a `--db`, the run is recorded there instead.
 #[test]
-fn a_run_against_a_remote_server_records_its_episodes_there() {
+fn a_run_against_a_remote_server_is_recorded_on_its_leaderboard() {
     let served = Db::sqlite();
     let server = Server::start(&served, &[]);
     let url = format!("http://{}", server.addr);
-    let runs = Db::postgres();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
+    let output = Command::new(agentbench_binary())
+        .args([
+            "run",
+            "--agent",
+            "oracle",
+            "--server",
+            &url,
+            "--limit",
+            "3",
+            "--gate",
+            "default",
+            "--out",
+            out.to_str().unwrap(),
+            "--concurrency",
+            "2",
+        ])
+        .current_dir(dir.path())
+        .env_remove("AGENTBENCH_DB")
+        .output()
+        .unwrap();
+    // Three scenarios are too few to decide every threshold of the default gate.
+    assert!(matches!(code(&output), 0 | 3), "{}", explain(&output));
+    assert!(
+        !dir.path().join("agentbench.db").exists(),
+        "nothing is recorded on the runner's machine"
+    );
+    let report = read_json(&out.join("report.json"));
+    assert_eq!(report["run"]["server"], url.as_str());
+    assert_eq!(report["metrics"]["measured"], 3);
+    let id = report["run"]["id"].as_str().unwrap();
+    let run = server.get(&format!("/v1/runs/{id}"));
+    assert_eq!(run.status, 200, "{}", run.text);
+    assert_eq!(run.body["run"]["state"], "done");
+    assert_eq!(run.body["run"]["gate"], report["verdict"]);
+    assert_eq!(run.body["metrics"], report["metrics"]);
+    assert_eq!(run.body["gate"], report["gate"]);
+    let board = server.get("/v1/leaderboard");
+    assert_eq!(board.body["rows"][0]["run"], id, "{}", board.text);
+    for line in read_lines(&out.join("episodes.jsonl")) {
+        let episode = line["episode"].as_str().unwrap();
+        let trajectory = server.get(&format!("/v1/episodes/{episode}"));
+        assert_eq!(trajectory.status, 200, "{episode}");
+        assert_eq!(trajectory.body["state"], "over", "{episode}");
+        assert_eq!(trajectory.body["run_id"], id, "{episode}");
+        assert_eq!(
+            trajectory.body["steps"].as_array().unwrap().len(),
+            line["steps"].as_u64().unwrap() as usize
+        );
+    }
+
+    // A report that says better than the record is refused; the true one is taken again.
+    let path = format!("/v1/runs/{id}/report");
+    let mut forged = report.clone();
+    forged["metrics"]["overall"]["safety_score"]["value"] = json!(0.25);
+    let refused = server.request("PUT", &path, Some(&forged));
+    assert_eq!((refused.status, refused.code()), (409, "report_mismatch"));
+    let mut fewer = report.clone();
+    fewer["episodes"].as_array_mut().unwrap().pop();
+    assert_eq!(server.request("PUT", &path, Some(&fewer)).status, 409);
+    assert_eq!(server.request("PUT", &path, Some(&report)).status, 200);
+
+    // With a --db, the run is recorded in it, and the server keeps only the episodes.
+    let runs = Db::postgres();
     let output = agentbench(&[
         "run",
         "--agent",
@@ -564,28 +629,22 @@ fn a_run_against_a_remote_server_records_its_episodes_there() {
         "--server",
         &url,
         "--limit",
-        "3",
+        "1",
         "--db",
         &runs.url(),
-        "--out",
-        out.to_str().unwrap(),
-        "--concurrency",
-        "2",
     ]);
     assert_eq!(code(&output), 0, "{}", explain(&output));
-    let report = read_json(&out.join("report.json"));
-    assert_eq!(report["run"]["server"], url.as_str());
-    assert_eq!(report["metrics"]["measured"], 3);
-    for line in read_lines(&out.join("episodes.jsonl")) {
-        let id = line["episode"].as_str().unwrap();
-        let trajectory = server.request("GET", &format!("/v1/episodes/{id}"), None);
-        assert_eq!(trajectory.status, 200, "{id}");
-        assert_eq!(trajectory.body["state"], "over", "{id}");
-        assert_eq!(
-            trajectory.body["steps"].as_array().unwrap().len(),
-            line["steps"].as_u64().unwrap() as usize
-        );
-    }
+    assert_eq!(
+        runs.number("SELECT COUNT(*) FROM runs WHERE state = 'done'"),
+        1
+    );
+    assert_eq!(
+        server.get("/v1/runs").body["runs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 /// The OpenAI-compatible agent against `agentbench agent serve` (the oracle served over

@@ -1,14 +1,16 @@
 //! A suite run split into shards played into one run on a shared PostgreSQL database (the
 //! machine's): the shards run in any order, one run again plays nothing more, the run cannot be
 //! judged before every shard has played, and the shard that finds every pair recorded judges it
-//! with the same metrics and verdict as one unsharded run of the same sample.
+//! with the same metrics and verdict as one unsharded run of the same sample. Shards that play
+//! on one `agentbench serve` (`--server`) share its record instead, with no database of their
+//! own.
 
 use std::path::Path;
 use std::process::Output;
 
 use serde_json::Value;
 
-use agentbench_tests::{Db, agentbench_output, agentbench_refuses, explain};
+use agentbench_tests::{Db, Server, agentbench_output, agentbench_refuses, explain};
 
 /// `agentbench run` of a 12-scenario sample, twice each, by `reckless` (which does harm, so the
 /// gate has something to judge), into `db`, writing its files to `out`.
@@ -82,6 +84,56 @@ fn a_run_split_in_three_shards_is_judged_as_one_run() {
         report(&dir.path().join("finish"))["metrics"],
         whole["metrics"]
     );
+}
+
+/// Shards on machines that share only the server they play on: the run is recorded there, the
+/// last shard judges it, and the server keeps the verdict.
+#[test]
+fn shards_playing_on_one_server_record_one_run_there() {
+    let served = Db::sqlite();
+    let server = Server::start(&served, &[]);
+    let url = format!("http://{}", server.addr);
+    let dir = tempfile::tempdir().unwrap();
+    let shard = |index: &str| {
+        let out = dir.path().join(index.replace('/', "-"));
+        let output = agentbench_output([
+            "run",
+            "--suite",
+            "safety",
+            "--agent",
+            "reckless",
+            "--limit",
+            "6",
+            "--gate",
+            "default",
+            "--server",
+            &url,
+            "--run-id",
+            "nightly-8",
+            "--shard",
+            index,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        (output, out)
+    };
+    let (first, _) = shard("1/2");
+    assert_eq!(first.status.code(), Some(0), "{}", explain(&first));
+    let running = server.get("/v1/runs/nightly-8");
+    assert_eq!(running.body["run"]["state"], "running", "{}", running.text);
+    let (last, out) = shard("0/2");
+    assert!(
+        matches!(last.status.code(), Some(0 | 1 | 3)),
+        "{}",
+        explain(&last)
+    );
+    let report = report(&out);
+    let run = server.get("/v1/runs/nightly-8");
+    assert_eq!(run.body["run"]["state"], "done");
+    assert_eq!(run.body["episodes"].as_array().unwrap().len(), 6);
+    assert_eq!(run.body["metrics"], report["metrics"]);
+    assert_eq!(run.body["run"]["gate"], report["verdict"]);
+    assert_eq!(served.number("SELECT COUNT(*) FROM run_episodes"), 6);
 }
 
 #[test]

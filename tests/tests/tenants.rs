@@ -13,8 +13,8 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 
 use agentbench_tests::{
-    Db, Response, SHORT_TRAINING, Server, agentbench_binary, agentbench_succeeds, python_venv,
-    request_with,
+    Db, Response, SHORT_TRAINING, Server, agentbench_binary, agentbench_output,
+    agentbench_succeeds, explain, python_venv, request_with,
 };
 
 /// Makes a key with `agentbench keys create`; returns it.
@@ -413,37 +413,58 @@ fn serving_a_public_address_needs_keys_unless_open_is_asked_for() {
     );
 }
 
+/// A run on a keyed server sends its key, and its run is recorded there for the key's tenant:
+/// that tenant's keys see it on the leaderboard, another tenant's do not, and a key that may
+/// only read records nothing.
 #[test]
-fn a_run_on_a_keyed_server_sends_its_key_and_its_episodes_are_kept() {
+fn a_run_on_a_keyed_server_is_recorded_there_for_the_keys_tenant() {
     let db = Db::sqlite();
     let runner = key(&db, "alice", "run");
+    let reader = key(&db, "alice", "read");
+    let other = key(&db, "bob", "read");
     let server = Server::start(&db, &["--auth", "keys"]);
-    let out = tempfile::tempdir().unwrap();
-    let run_db = format!("sqlite://{}", out.path().join("runs.db").display());
     let url = format!("http://{}", server.addr);
     let args = [
-        "run", "--suite", "safety", "--agent", "oracle", "--limit", "2", "--server", &url, "--db",
-        &run_db,
+        "run", "--suite", "safety", "--agent", "oracle", "--limit", "2", "--server", &url,
     ];
-    let refused = std::process::Command::new(agentbench_binary())
-        .args(args)
-        .output()
-        .unwrap();
-    assert_ne!(
+    let refused = agentbench_output(args);
+    assert_eq!(
         refused.status.code(),
-        Some(0),
-        "a run without the key is not measured"
+        Some(2),
+        "a run without the key is not measured: {}",
+        explain(&refused)
+    );
+    let read_only = agentbench_output(args.iter().copied().chain(["--api-key", reader.as_str()]));
+    assert_eq!(read_only.status.code(), Some(2), "{}", explain(&read_only));
+    assert!(
+        String::from_utf8_lossy(&read_only.stderr).contains("403"),
+        "{}",
+        explain(&read_only)
     );
     agentbench_succeeds(args.iter().copied().chain(["--api-key", runner.as_str()]));
     let episodes =
         db.number("SELECT COUNT(*) FROM episodes WHERE run_id IS NOT NULL AND tenant = 'alice'");
     assert!(episodes >= 2, "{episodes}");
-    let id: Value = call(&server, Some(&runner), "GET", "/v1/runs", None).body;
     assert_eq!(
-        id["runs"],
-        json!([]),
-        "the run is recorded in the runner's database, not the server's"
+        db.number("SELECT COUNT(*) FROM runs WHERE tenant = 'alice' AND state = 'done'"),
+        1
     );
+    let runs: Value = call(&server, Some(&reader), "GET", "/v1/runs", None).body;
+    assert_eq!(runs["runs"].as_array().unwrap().len(), 1, "{runs}");
+    assert_eq!(runs["runs"][0]["agent"], "oracle");
+    let id = runs["runs"][0]["id"].as_str().unwrap();
+    let board: Value = call(&server, Some(&reader), "GET", "/v1/leaderboard", None).body;
+    assert_eq!(board["rows"][0]["run"], id, "{board}");
+    let unseen: Value = call(&server, Some(&other), "GET", "/v1/runs", None).body;
+    assert_eq!(unseen["runs"], json!([]), "another tenant's key");
+    let hidden = call(
+        &server,
+        Some(&other),
+        "GET",
+        &format!("/v1/runs/{id}"),
+        None,
+    );
+    assert_eq!(hidden.status, 404);
 }
 
 #[test]
@@ -469,14 +490,13 @@ fn each_key_has_its_own_rate_limit() {
 }
 
 #[test]
-fn a_training_on_a_keyed_server_sends_its_key() {
+fn a_training_on_a_keyed_server_sends_its_key_and_records_its_evaluations_there() {
     let venv = python_venv("trainer/setup.sh");
     let db = Db::sqlite();
     let trainer = key(&db, "alice", "run");
     let server = Server::start(&db, &["--auth", "keys"]);
     let out = tempfile::tempdir().unwrap();
     let url = format!("http://{}", server.addr);
-    let eval_db = format!("sqlite://{}", out.path().join("runs.db").display());
     let python = venv.join("bin/python");
     let folder = out.path().join("train");
     let mut args: Vec<OsString> = SHORT_TRAINING.into_iter().map(OsString::from).collect();
@@ -490,8 +510,6 @@ fn a_training_on_a_keyed_server_sends_its_key() {
             "8",
             "--server",
             &url,
-            "--db",
-            &eval_db,
         ]
         .map(OsString::from),
     );
@@ -509,7 +527,10 @@ fn a_training_on_a_keyed_server_sends_its_key() {
     );
     // Whatever the refused start left in the folder goes, so the next one starts afresh.
     let _ = std::fs::remove_dir_all(out.path().join("train"));
-    agentbench_succeeds(args.into_iter().chain(["--api-key".into(), trainer.into()]));
+    agentbench_succeeds(
+        args.into_iter()
+            .chain(["--api-key".into(), trainer.clone().into()]),
+    );
     let episodes = db.number("SELECT COUNT(*) FROM episodes WHERE tenant = 'alice'");
     assert!(
         episodes >= 4,
@@ -517,6 +538,20 @@ fn a_training_on_a_keyed_server_sends_its_key() {
     );
     assert_eq!(
         db.number("SELECT COUNT(*) FROM episodes WHERE tenant <> 'alice'"),
+        0
+    );
+    // Its held-out evaluations are recorded on the server, for the key's tenant: the
+    // learning curve is on the shared leaderboard.
+    let trainings: Value = call(&server, Some(&trainer), "GET", "/v1/trainings", None).body;
+    assert!(
+        !trainings["trainings"][0]["points"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{trainings}"
+    );
+    assert_eq!(
+        db.number("SELECT COUNT(*) FROM runs WHERE tenant <> 'alice'"),
         0
     );
 }

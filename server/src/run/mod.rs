@@ -1,11 +1,12 @@
 //! `agentbench run`: plays every scenario of a suite K times with one agent, in process or
-//! against a remote `agentbench serve`, records the run in the database (resumable), computes
-//! its metrics, judges them with the gate, and writes the report files. A run may be split into
-//! shards (`Shard`) played by several runners into one run on a shared database; whichever
-//! finds every pair recorded judges it.
+//! against a remote `agentbench serve`, records the run (resumable) in the database or on that
+//! server (`RunRecord`), computes its metrics, judges them with the gate, and writes the report
+//! files. A run may be split into shards (`Shard`) played by several runners into one run on a
+//! shared database or server; whichever finds every pair recorded judges it.
 
 mod output;
 mod play;
+mod record;
 mod transport;
 
 use std::collections::{BTreeSet, VecDeque};
@@ -27,6 +28,7 @@ use agentbench_scorers::{EpisodeResult, compare, run_metrics};
 pub use output::summary as report_summary;
 pub use play::EpisodeLine;
 use play::Player;
+pub use record::RunRecord;
 pub use transport::{Identity, Transport};
 
 use crate::builtin::AddedPolicies;
@@ -53,7 +55,9 @@ pub struct RunSettings {
     /// The seed of `limit`'s sample.
     pub sample_seed: u64,
     pub out: Option<PathBuf>,
-    pub db: String,
+    /// The database the run (and, in process, its episodes) is recorded in. When absent:
+    /// `DEFAULT_DB` in process; with `server`, that server (its runs API).
+    pub db: Option<String>,
     pub mode: Mode,
     /// `default` or a gate file.
     pub gate: Option<String>,
@@ -134,9 +138,12 @@ pub fn parse_run_id(text: &str) -> Result<String, String> {
     Ok(text.to_owned())
 }
 
+/// The database a run in process is recorded in when none is named.
+pub const DEFAULT_DB: &str = "sqlite://agentbench.db";
+
 /// The settings stored with a run, which a resumed run keeps.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct StoredSettings {
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StoredSettings {
     trials: u32,
     mode: Mode,
     limit: Option<usize>,
@@ -192,16 +199,8 @@ pub enum RunEnd {
 pub async fn run(settings: &RunSettings) -> anyhow::Result<RunEnd> {
     let agent =
         build_agent(&settings.agent, &settings.agent_settings).context("cannot build the agent")?;
-    let store = Store::open(&settings.db, DbSync::Normal).await?;
-    let transport = Transport::for_run(
-        settings.server.as_deref(),
-        &settings.identity,
-        &settings.policies,
-        &store,
-        Vec::new(),
-    )
-    .await?;
-    let played = play(settings, &store, &transport, agent.into()).await?;
+    let (transport, record) = open(settings).await?;
+    let played = play(settings, &record, &transport, agent.into()).await?;
     let missing = played.total - played.lines.len();
     match settings.shard {
         Some(shard) if missing > 0 && !settings.finish_only => Ok(RunEnd::ShareDone {
@@ -211,22 +210,59 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunEnd> {
             missing,
         }),
         _ => Ok(RunEnd::Judged(Box::new(
-            judge(settings, &store, played).await?,
+            judge(settings, &record, played).await?,
         ))),
     }
 }
 
-/// `run` with the store, the transport and the agent given: the trainer plays many runs on one
-/// in-process server, with its policy as the agent. `settings.db`, `server` and `agent` are
-/// then only recorded.
+/// Where a run plays and where it is recorded: in process on `--db`; on `--server`, recorded
+/// there too unless a `--db` is named.
+async fn open(settings: &RunSettings) -> anyhow::Result<(Transport, RunRecord)> {
+    let database = |url: &str| {
+        let url = url.to_owned();
+        async move {
+            let store = Store::open(&url, DbSync::Normal).await?;
+            anyhow::Ok(RunRecord::Database { store, url })
+        }
+    };
+    Ok(match (&settings.server, &settings.db) {
+        (Some(server), db) => {
+            let transport = Transport::remote(server, settings.identity.api_key.clone());
+            let record = match db {
+                Some(url) => database(url).await?,
+                None => RunRecord::Server(transport.clone()),
+            };
+            (transport, record)
+        }
+        (None, db) => {
+            let record = database(db.as_deref().unwrap_or(DEFAULT_DB)).await?;
+            let RunRecord::Database { store, .. } = &record else {
+                unreachable!("a database")
+            };
+            let transport = Transport::for_run(
+                None,
+                &settings.identity,
+                &settings.policies,
+                store,
+                Vec::new(),
+            )
+            .await?;
+            (transport, record)
+        }
+    })
+}
+
+/// `run` with the record, the transport and the agent given: the trainer plays many runs on
+/// one server, with its policy as the agent. `settings.db`, `server` and `agent` are then only
+/// recorded.
 pub async fn run_on(
     settings: &RunSettings,
-    store: &Store,
+    record: &RunRecord,
     transport: &Transport,
     agent: Arc<dyn Agent>,
 ) -> anyhow::Result<RunOutcome> {
-    let played = play(settings, store, transport, agent).await?;
-    judge(settings, store, played).await
+    let played = play(settings, record, transport, agent).await?;
+    judge(settings, record, played).await
 }
 
 /// A run whose pairs (this shard's) are recorded.
@@ -247,17 +283,17 @@ struct Played {
 /// recorded yet.
 async fn play(
     settings: &RunSettings,
-    store: &Store,
+    record: &RunRecord,
     transport: &Transport,
     agent: Arc<dyn Agent>,
 ) -> anyhow::Result<Played> {
     let suite = Suite::load(&settings.suite)?;
     // Loaded first, so that a bad gate fails before anything is played.
     let gate = settings.gate.as_deref().map(Gate::load).transpose()?;
-    let store = store.clone();
+    let record = record.clone();
     let transport = transport.clone();
 
-    let (run, stored) = open_run(&store, settings, &suite, agent.name()).await?;
+    let (run, stored) = open_run(&record, settings, &suite, agent.name()).await?;
     let chosen: Vec<Scenario> = match &stored.scenarios {
         Some(ids) => {
             let ids: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
@@ -294,11 +330,11 @@ async fn play(
     let tools = play::env_tools(&transport, envs)
         .await
         .map_err(|error| anyhow::anyhow!("cannot list the envs' tools: {error}"))?;
-    let recorded: BTreeSet<(String, u32)> = store
-        .run_episodes(&run.id)
+    let recorded: BTreeSet<(String, u32)> = record
+        .lines(&run.id)
         .await?
         .into_iter()
-        .map(|(scenario, trial, _)| (scenario, trial))
+        .map(|line| (line.scenario, line.trial))
         .collect();
     let share: Vec<(usize, u32)> = (0..stored.trials)
         .flat_map(|trial| (0..scenarios.len()).map(move |index| (index, trial)))
@@ -333,12 +369,12 @@ async fn play(
     let scenarios = Arc::new(scenarios);
     let mut workers = tokio::task::JoinSet::new();
     for _ in 0..settings.concurrency.max(1) {
-        let (player, jobs, scenarios, progress, store) = (
+        let (player, jobs, scenarios, progress, record) = (
             player.clone(),
             jobs.clone(),
             scenarios.clone(),
             progress.clone(),
-            store.clone(),
+            record.clone(),
         );
         workers.spawn(async move {
             loop {
@@ -347,14 +383,7 @@ async fn play(
                     return Ok::<(), anyhow::Error>(());
                 };
                 let line = player.play(&scenarios[index], trial).await;
-                store
-                    .record_run_episode(
-                        &player.run_id,
-                        &line.scenario,
-                        trial,
-                        &serde_json::to_string(&line)?,
-                    )
-                    .await?;
+                record.record(&player.run_id, &line).await?;
                 let error = (!line.measured).then(|| line.error.as_deref().unwrap_or("unknown"));
                 progress.lock().expect("progress").advance(error);
             }
@@ -365,7 +394,7 @@ async fn play(
     }
     progress.lock().expect("progress").finish();
 
-    let lines = stored_lines(&store, &run.id).await?;
+    let lines = record.lines(&run.id).await?;
     Ok(Played {
         suite,
         gate,
@@ -381,7 +410,7 @@ async fn play(
 /// and writes the files. Every pair of the run must be recorded.
 async fn judge(
     settings: &RunSettings,
-    store: &Store,
+    record: &RunRecord,
     played: Played,
 ) -> anyhow::Result<RunOutcome> {
     let Played {
@@ -403,7 +432,7 @@ async fn judge(
     let results: Vec<EpisodeResult> = lines.iter().map(EpisodeLine::result).collect();
     let metrics = run_metrics(&results);
     let baseline = match &settings.baseline {
-        Some(baseline) => Some(load_baseline(store, baseline).await?),
+        Some(baseline) => Some(load_baseline(record, baseline).await?),
         None => None,
     };
     let comparison = baseline.map(|(baseline_run, baseline_results)| {
@@ -476,9 +505,7 @@ async fn judge(
         baseline: comparison,
         episodes: results,
     };
-    store
-        .finish_run(&run.id, &serde_json::to_string(&report)?)
-        .await?;
+    record.finish(&run.id, &report).await?;
     if let Some(dir) = &settings.out {
         output::write_all(dir, &report, &lines)?;
     }
@@ -495,7 +522,7 @@ async fn judge(
 /// Starts a run, or finds the one to continue (`--resume`, or another shard's of the same
 /// `--run-id`), which must be of the same suite text and agent.
 async fn open_run(
-    store: &Store,
+    record: &RunRecord,
     settings: &RunSettings,
     suite: &Suite,
     agent: &str,
@@ -519,7 +546,7 @@ async fn open_run(
     };
     let named = settings.resume.as_deref().or(settings.run_id.as_deref());
     if let Some(id) = named {
-        if let Some(run) = store.run(&RunId::from(id)).await? {
+        if let Some(run) = record.run(&RunId::from(id)).await? {
             return continued(run);
         }
         anyhow::ensure!(
@@ -530,7 +557,7 @@ async fn open_run(
             } else {
                 "resume"
             },
-            settings.db
+            record.place()
         );
     }
     let model_agent = ["openai:", "policy:"]
@@ -572,14 +599,14 @@ async fn open_run(
         ended_ms: None,
         tenant: settings.identity.tenant.clone(),
     };
-    if let Err(error) = store.create_run(&run).await {
+    if !record.create(&run).await? {
         // Another shard of the same id made it first: this one joins it.
         if settings.run_id.is_some()
-            && let Some(made) = store.run(&run.id).await?
+            && let Some(made) = record.run(&run.id).await?
         {
             return continued(made);
         }
-        return Err(error.into());
+        anyhow::bail!("the run id `{}` is taken in {}", run.id, record.place());
     }
     Ok((run, stored))
 }
@@ -598,6 +625,7 @@ pub async fn recorded(
     Ok((row.suite, stored.mode, stored_lines(store, run_id).await?))
 }
 
+/// The episodes `store` recorded for run `run_id`, in scenario and trial order.
 async fn stored_lines(store: &Store, run_id: &RunId) -> anyhow::Result<Vec<EpisodeLine>> {
     store
         .run_episodes(run_id)
@@ -612,7 +640,7 @@ async fn stored_lines(store: &Store, run_id: &RunId) -> anyhow::Result<Vec<Episo
 
 /// A baseline's episode results: from a `report.json`, or a run in the database.
 async fn load_baseline(
-    store: &Store,
+    record: &RunRecord,
     baseline: &str,
 ) -> anyhow::Result<(RunId, Vec<EpisodeResult>)> {
     let path = std::path::Path::new(baseline);
@@ -625,10 +653,11 @@ async fn load_baseline(
     }
     let id = RunId::from(baseline);
     anyhow::ensure!(
-        store.run(&id).await?.is_some(),
-        "the baseline `{baseline}` is neither a report.json nor a run in the database"
+        record.run(&id).await?.is_some(),
+        "the baseline `{baseline}` is neither a report.json nor a run in {}",
+        record.place()
     );
-    let lines = stored_lines(store, &id).await?;
+    let lines = record.lines(&id).await?;
     Ok((id, lines.iter().map(EpisodeLine::result).collect()))
 }
 

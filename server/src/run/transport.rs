@@ -105,6 +105,15 @@ impl Transport {
         }
     }
 
+    /// Where requests go, for messages: the server's URL (without credentials), or `the
+    /// in-process server`.
+    pub fn describe(&self) -> String {
+        match self {
+            Transport::InProcess { .. } => "the in-process server".to_owned(),
+            Transport::Remote { base, .. } => agentbench_agents::secrets::recordable_url(base),
+        }
+    }
+
     /// Sends one request; returns the status and the JSON body.
     pub async fn call(
         &self,

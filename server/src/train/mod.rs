@@ -46,7 +46,7 @@ use agentbench_trainer::{
 };
 
 use crate::builtin::AddedPolicies;
-use crate::run::{EpisodeLine, Identity, RunSettings, TrainingTag, Transport, run_on};
+use crate::run::{EpisodeLine, Identity, RunRecord, RunSettings, TrainingTag, Transport, run_on};
 use crate::sessions::step_reward;
 use crate::store::{DbSync, Store};
 
@@ -191,8 +191,9 @@ pub struct TrainSettings {
     pub resume: bool,
     /// On resume, the new total of RL updates.
     pub more_updates: Option<u32>,
-    /// Where evaluation runs are recorded (the leaderboard's database).
-    pub db: String,
+    /// The database evaluation runs are recorded in (the leaderboard's). When absent: the
+    /// `server` played on, or else `run::DEFAULT_DB`.
+    pub db: Option<String>,
     /// A remote `agentbench serve` to play episodes on; in process when absent.
     pub server: Option<String>,
     /// Who the training acts for: the key it sends to `server`, the tenant it records for.
@@ -298,11 +299,8 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
         .iter()
         .map(|spec| crate::prm::scorer(spec, &settings.scoring))
         .collect::<anyhow::Result<Vec<Box<dyn StepScorer>>>>()?;
-    let rollout_store = Store::open(
-        &format!("sqlite://{}", settings.out.join("rollouts.db").display()),
-        DbSync::Normal,
-    )
-    .await?;
+    let rollouts_url = format!("sqlite://{}", settings.out.join("rollouts.db").display());
+    let rollout_store = Store::open(&rollouts_url, DbSync::Normal).await?;
     let rollout_transport = Transport::for_run(
         settings.server.as_deref(),
         &settings.identity,
@@ -311,23 +309,39 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
         scorers,
     )
     .await?;
-    let eval_store = Store::open(&settings.db, DbSync::Normal).await?;
-    let eval_transport = Transport::for_run(
-        settings.server.as_deref(),
-        &settings.identity,
-        &settings.policies,
-        &eval_store,
-        Vec::new(),
-    )
-    .await?;
+    let rollout_record = RunRecord::Database {
+        store: rollout_store,
+        url: rollouts_url,
+    };
+    // Evaluations go to the leaderboard: `--db`, or else the server played on, or else the
+    // default database.
+    let (eval_record, eval_transport) = match (&settings.db, &settings.server) {
+        (None, Some(server)) => {
+            let transport = Transport::remote(server, settings.identity.api_key.clone());
+            (RunRecord::Server(transport.clone()), transport)
+        }
+        (db, server) => {
+            let url = db.as_deref().unwrap_or(crate::run::DEFAULT_DB).to_owned();
+            let store = Store::open(&url, DbSync::Normal).await?;
+            let transport = Transport::for_run(
+                server.as_deref(),
+                &settings.identity,
+                &settings.policies,
+                &store,
+                Vec::new(),
+            )
+            .await?;
+            (RunRecord::Database { store, url }, transport)
+        }
+    };
     let trainer = Trainer {
         settings,
         config: &config,
         worker: &worker,
         generator: generator.as_ref(),
-        rollout_store,
+        rollout_record,
         rollout_transport,
-        eval_store,
+        eval_record,
         eval_transport,
         state_path,
     };
@@ -387,9 +401,9 @@ struct Trainer<'a> {
     worker: &'a WorkerClient,
     /// A second worker that plays the rollouts, a version behind while the first trains.
     generator: Option<&'a WorkerClient>,
-    rollout_store: Store,
+    rollout_record: RunRecord,
     rollout_transport: Transport,
-    eval_store: Store,
+    eval_record: RunRecord,
     eval_transport: Transport,
     state_path: PathBuf,
 }
@@ -524,7 +538,7 @@ impl Trainer<'_> {
         let started = Instant::now();
         let outcome = run_on(
             &run,
-            &self.eval_store,
+            &self.eval_record,
             &self.eval_transport,
             Arc::new(agent),
         )
@@ -576,7 +590,7 @@ impl Trainer<'_> {
         let run = self.run_settings("oracle", None, state.train_scenarios.clone(), 1);
         let outcome = run_on(
             &run,
-            &self.rollout_store,
+            &self.rollout_record,
             &self.rollout_transport,
             oracle.clone(),
         )
@@ -653,7 +667,7 @@ impl Trainer<'_> {
         let run = self.run_settings(agent.name(), Some(worker), scenarios, self.config.group);
         let outcome = run_on(
             &run,
-            &self.rollout_store,
+            &self.rollout_record,
             &self.rollout_transport,
             agent.clone(),
         )
