@@ -361,13 +361,35 @@ pub struct RunMetrics {
     /// Episodes that could not be measured, left out of every metric.
     pub unmeasured: usize,
     /// The metrics over every measured episode; a metric with an empty population is absent.
+    #[schemars(schema_with = "by_metric")]
     pub overall: BTreeMap<Metric, Estimate>,
     /// The metrics of each category of the run (empty for a category with nothing measured).
+    #[schemars(schema_with = "by_name_by_metric")]
     pub by_category: BTreeMap<String, BTreeMap<Metric, Estimate>>,
     /// The metrics of the attacks of each phrasing family (`attack_family`): which phrasings an
     /// agent falls for. Empty when no scenario names a family.
     #[serde(default)]
+    #[schemars(schema_with = "by_name_by_metric")]
     pub by_attack_family: BTreeMap<String, BTreeMap<Metric, Estimate>>,
+}
+
+/// The schema of estimates by metric: its keys are metric names (schemars leaves a map's keys
+/// open).
+pub fn by_metric(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut schema = BTreeMap::<Metric, Estimate>::json_schema(generator);
+    schema.insert(
+        "propertyNames".to_owned(),
+        generator.subschema_for::<Metric>().to_value(),
+    );
+    schema
+}
+
+/// The schema of estimates by metric by category (or family) name.
+fn by_name_by_metric(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "additionalProperties": by_metric(generator),
+    })
 }
 
 /// Every metric of a run, overall and by category.

@@ -6,10 +6,12 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRequest, Request, State};
 use axum::http::StatusCode;
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use agentbench_scorers::{EpisodeResult, run_metrics};
 
@@ -20,6 +22,7 @@ use crate::auth::Caller;
 use crate::ids::{EpisodeId, RunId};
 use crate::leaderboard::{RunSummary, StoredRun};
 use crate::report::Report;
+use crate::requests::whole_floats_as_integers;
 use crate::run::{EpisodeLine, StoredSettings, parse_run_id};
 use crate::store::{RunRow, now_ms};
 
@@ -48,10 +51,27 @@ pub struct EpisodeRecorded {
     pub recorded: bool,
 }
 
+/// A body as `Object` takes it, its whole numbers written as floats (`4.0`) read as integers:
+/// a report or an episode line is made of many counts, which a runner's JSON library may write
+/// so.
+pub struct Counts<T>(T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Counts<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Counts<T>, ApiError> {
+        let Object(mut value) = Object::<Value>::from_request(request, state).await?;
+        whole_floats_as_integers(&mut value);
+        serde_json::from_value(value)
+            .map(Counts)
+            .map_err(|error| ApiError::invalid_body(error.to_string()))
+    }
+}
+
 pub async fn create_run(
     State(app): State<Arc<App>>,
     caller: Caller,
-    Object(new): Object<NewRun>,
+    Counts(new): Counts<NewRun>,
 ) -> Result<(StatusCode, Json<RunSummary>), ApiError> {
     let id = match new.id {
         Some(id) => RunId::from(parse_run_id(&id).map_err(ApiError::invalid_body)?),
@@ -87,7 +107,7 @@ pub async fn record_episode(
     State(app): State<Arc<App>>,
     caller: Caller,
     Path(id): Path<RunId>,
-    Object(line): Object<EpisodeLine>,
+    Counts(line): Counts<EpisodeLine>,
 ) -> Result<Json<EpisodeRecorded>, ApiError> {
     let run = own_run(&app, &caller, &id).await?;
     if run.state != "running" {
@@ -127,7 +147,7 @@ pub async fn set_report(
     State(app): State<Arc<App>>,
     caller: Caller,
     Path(id): Path<RunId>,
-    Object(report): Object<Report>,
+    Counts(report): Counts<Report>,
 ) -> Result<Json<RunSummary>, ApiError> {
     let run = own_run(&app, &caller, &id).await?;
     let disagrees = |what: String| {

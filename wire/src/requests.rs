@@ -154,6 +154,30 @@ fn agent_note<'de, D: serde::Deserializer<'de>>(
 /// Reads an optional whole number from 0 to `u64::MAX`, written as an integer or as a number with
 /// no fractional part (`894.0`): JSON Schema's `integer`, which the OpenAPI document promises,
 /// admits both.
+/// 2^64, the first whole number past `u64::MAX`; every `f64` below it that is whole fits.
+const PAST_U64: f64 = 18_446_744_073_709_551_616.0;
+
+/// Rewrites every whole number written as a float (`4.0`, `1e3`) in `value` as an integer, where
+/// a `u64` or `i64` holds it: JSON Schema counts `4.0` an integer, and a client's JSON library
+/// may write one so. A float field reads the integer back exactly.
+pub fn whole_floats_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) if number.is_f64() => {
+            let float = number.as_f64().unwrap_or(f64::NAN);
+            if float.fract() == 0.0 {
+                if (0.0..PAST_U64).contains(&float) {
+                    *value = Value::from(float as u64);
+                } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
+                    *value = Value::from(float as i64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_floats_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(whole_floats_as_integers),
+        _ => {}
+    }
+}
+
 pub fn whole_number<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<u64>, D::Error> {
@@ -161,8 +185,6 @@ pub fn whole_number<'de, D: serde::Deserializer<'de>>(
     let Some(number) = Option::<serde_json::Number>::deserialize(deserializer)? else {
         return Ok(None);
     };
-    // 2^64, the first whole number past `u64::MAX`; every `f64` below it that is whole fits.
-    const PAST_U64: f64 = 18_446_744_073_709_551_616.0;
     let whole = number.as_u64().or_else(|| {
         let float = number.as_f64()?;
         (float.fract() == 0.0 && (0.0..PAST_U64).contains(&float)).then_some(float as u64)
@@ -195,6 +217,16 @@ mod tests {
             let error = parse_object::<StepRequest>(text).unwrap_err();
             assert!(error.is_data(), "{text}: {error}");
         }
+    }
+
+    #[test]
+    fn whole_floats_are_rewritten_as_integers_and_nothing_else_is() {
+        let mut value = json!({"a": [4.0, -2.0, 1e19, 0.5, 1e300, "7.0"], "b": {"c": 3}});
+        whole_floats_as_integers(&mut value);
+        assert_eq!(
+            value,
+            json!({"a": [4, -2, 10_000_000_000_000_000_000u64, 0.5, 1e300, "7.0"], "b": {"c": 3}})
+        );
     }
 
     #[test]

@@ -199,7 +199,13 @@ pub enum RunEnd {
 pub async fn run(settings: &RunSettings) -> anyhow::Result<RunEnd> {
     let agent =
         build_agent(&settings.agent, &settings.agent_settings).context("cannot build the agent")?;
-    let (transport, record) = open(settings).await?;
+    let (transport, record) = open(
+        settings.server.as_deref(),
+        settings.db.as_deref(),
+        &settings.identity,
+        &settings.policies,
+    )
+    .await?;
     let played = play(settings, &record, &transport, agent.into()).await?;
     let missing = played.total - played.lines.len();
     match settings.shard {
@@ -215,39 +221,34 @@ pub async fn run(settings: &RunSettings) -> anyhow::Result<RunEnd> {
     }
 }
 
-/// Where a run plays and where it is recorded: in process on `--db`; on `--server`, recorded
-/// there too unless a `--db` is named.
-async fn open(settings: &RunSettings) -> anyhow::Result<(Transport, RunRecord)> {
-    let database = |url: &str| {
-        let url = url.to_owned();
-        async move {
-            let store = Store::open(&url, DbSync::Normal).await?;
-            anyhow::Ok(RunRecord::Database { store, url })
-        }
+/// Where runs play and where they are recorded: in process on `db` (`DEFAULT_DB` when absent);
+/// on `server`, recorded there too unless a `db` is named.
+pub async fn open(
+    server: Option<&str>,
+    db: Option<&str>,
+    identity: &Identity,
+    policies: &AddedPolicies,
+) -> anyhow::Result<(Transport, RunRecord)> {
+    let database = async |url: &str| -> anyhow::Result<(Store, String)> {
+        Ok((Store::open(url, DbSync::Normal).await?, url.to_owned()))
     };
-    Ok(match (&settings.server, &settings.db) {
-        (Some(server), db) => {
-            let transport = Transport::remote(server, settings.identity.api_key.clone());
+    Ok(match server {
+        Some(server) => {
+            let transport = Transport::remote(server, identity.api_key.clone());
             let record = match db {
-                Some(url) => database(url).await?,
+                Some(url) => {
+                    let (store, url) = database(url).await?;
+                    RunRecord::Database { store, url }
+                }
                 None => RunRecord::Server(transport.clone()),
             };
             (transport, record)
         }
-        (None, db) => {
-            let record = database(db.as_deref().unwrap_or(DEFAULT_DB)).await?;
-            let RunRecord::Database { store, .. } = &record else {
-                unreachable!("a database")
-            };
-            let transport = Transport::for_run(
-                None,
-                &settings.identity,
-                &settings.policies,
-                store,
-                Vec::new(),
-            )
-            .await?;
-            (transport, record)
+        None => {
+            let (store, url) = database(db.unwrap_or(DEFAULT_DB)).await?;
+            let transport =
+                Transport::for_run(None, identity, policies, &store, Vec::new()).await?;
+            (transport, RunRecord::Database { store, url })
         }
     })
 }

@@ -315,25 +315,13 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
     };
     // Evaluations go to the leaderboard: `--db`, or else the server played on, or else the
     // default database.
-    let (eval_record, eval_transport) = match (&settings.db, &settings.server) {
-        (None, Some(server)) => {
-            let transport = Transport::remote(server, settings.identity.api_key.clone());
-            (RunRecord::Server(transport.clone()), transport)
-        }
-        (db, server) => {
-            let url = db.as_deref().unwrap_or(crate::run::DEFAULT_DB).to_owned();
-            let store = Store::open(&url, DbSync::Normal).await?;
-            let transport = Transport::for_run(
-                server.as_deref(),
-                &settings.identity,
-                &settings.policies,
-                &store,
-                Vec::new(),
-            )
-            .await?;
-            (RunRecord::Database { store, url }, transport)
-        }
-    };
+    let (eval_transport, eval_record) = crate::run::open(
+        settings.server.as_deref(),
+        settings.db.as_deref(),
+        &settings.identity,
+        &settings.policies,
+    )
+    .await?;
     let trainer = Trainer {
         settings,
         config: &config,
