@@ -63,6 +63,7 @@ impl RunRecord {
                     report: None,
                     created_ms: summary["created_ms"].as_i64().unwrap_or_default(),
                     ended_ms: summary["ended_ms"].as_i64(),
+                    // The server keeps it: the key's, which is the only one that sees it.
                     tenant: String::new(),
                 }))
             }
