@@ -89,9 +89,12 @@ fn the_deployment_files_give_only_settings_the_binary_takes() {
             if environment_only.contains(&name.as_str()) {
                 continue;
             }
-            let known = format!("[env: {name}=");
+            // `[env: NAME=VALUE]`, or `[env: NAME]` for a secret whose value is hidden.
+            let known = [format!("[env: {name}="), format!("[env: {name}]")];
             assert!(
-                help.contains(&known) || global.contains(&known),
+                known
+                    .iter()
+                    .any(|known| help.contains(known) || global.contains(known)),
                 "{file} sets {name}, which `agentbench {command}` does not read"
             );
         }
