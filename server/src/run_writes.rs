@@ -167,17 +167,11 @@ pub async fn set_report(
             report.run.id, report.run.agent, report.run.suite_hash, run.agent, run.suite_hash
         )));
     }
-    let results = app
-        .store
-        .run_episodes(&id)
+    let results: Vec<EpisodeResult> = crate::runs_api::recorded_lines(&app, &id)
         .await?
         .iter()
-        .map(|(_, _, line)| {
-            serde_json::from_str::<EpisodeLine>(line)
-                .map(|line| line.result())
-                .map_err(ApiError::internal)
-        })
-        .collect::<Result<Vec<EpisodeResult>, ApiError>>()?;
+        .map(EpisodeLine::result)
+        .collect();
     if report.episodes != results {
         return Err(disagrees(format!(
             "its {} episode results are not the {} recorded",

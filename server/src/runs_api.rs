@@ -101,13 +101,7 @@ pub async fn get_run(
     Path(id): Path<RunId>,
 ) -> Result<Json<RunDetail>, ApiError> {
     let run = stored_run(&app, &caller, &id).await?;
-    let episodes = app
-        .store
-        .run_episodes(&id)
-        .await?
-        .into_iter()
-        .map(|(_, _, line)| serde_json::from_str(&line).map_err(ApiError::internal))
-        .collect::<Result<Vec<EpisodeLine>, _>>()?;
+    let episodes = recorded_lines(&app, &id).await?;
     let settings = serde_json::from_str(&run.row.settings).map_err(ApiError::internal)?;
     let report = run.report.clone();
     Ok(Json(RunDetail {
@@ -141,6 +135,16 @@ pub async fn compare_runs(
         run: run.summary(),
         other: other.summary(),
     }))
+}
+
+/// The episodes run `id` recorded, in scenario and trial order.
+pub(crate) async fn recorded_lines(app: &App, id: &RunId) -> Result<Vec<EpisodeLine>, ApiError> {
+    app.store
+        .run_episodes(id)
+        .await?
+        .iter()
+        .map(|(_, _, line)| serde_json::from_str(line).map_err(ApiError::internal))
+        .collect()
 }
 
 /// The runs `caller` sees, newest first.

@@ -111,11 +111,7 @@ impl RunRecord {
             }
             RunRecord::Server(transport) => {
                 let path = format!("/v1/runs/{id}/episodes");
-                let body = serde_json::to_value(line)?;
-                match call(transport, "POST", &path, Some(&body)).await? {
-                    (200, _) => Ok(()),
-                    (status, answer) => Err(refused(&format!("POST {path}"), status, &answer)),
-                }
+                send(transport, "POST", &path, serde_json::to_value(line)?).await
             }
         }
     }
@@ -147,11 +143,7 @@ impl RunRecord {
             }
             RunRecord::Server(transport) => {
                 let path = format!("/v1/runs/{id}/report");
-                let body = serde_json::to_value(report)?;
-                match call(transport, "PUT", &path, Some(&body)).await? {
-                    (200, _) => Ok(()),
-                    (status, answer) => Err(refused(&format!("PUT {path}"), status, &answer)),
-                }
+                send(transport, "PUT", &path, serde_json::to_value(report)?).await
             }
         }
     }
@@ -187,6 +179,19 @@ async fn call(
         wait *= 2;
     }
     Ok(transport.call(method, path, body).await?)
+}
+
+/// A write that the server answers 200 when it took it.
+async fn send(
+    transport: &Transport,
+    method: &'static str,
+    path: &str,
+    body: Value,
+) -> anyhow::Result<()> {
+    match call(transport, method, path, Some(&body)).await? {
+        (200, _) => Ok(()),
+        (status, answer) => Err(refused(&format!("{method} {path}"), status, &answer)),
+    }
 }
 
 fn refused(call: &str, status: u16, answer: &Value) -> anyhow::Error {
