@@ -144,6 +144,8 @@ pub struct App {
     /// Set when the process begins to stop (SIGTERM, Ctrl-C): `/readyz` then answers 503, so a
     /// load balancer sends nothing new while the requests under way finish.
     pub draining: std::sync::atomic::AtomicBool,
+    /// The sessions of OpenEnv's MCP (`/openenv/{env}/mcp`), which its WebSockets can share.
+    pub(crate) openenv: openenv::Sessions,
 }
 
 impl App {
@@ -177,6 +179,7 @@ impl App {
             keys,
             rate_limiter,
             draining: std::sync::atomic::AtomicBool::new(false),
+            openenv: openenv::Sessions::default(),
         })
     }
 

@@ -34,7 +34,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use agentbench_env_runtime::{Action, LoadedEnv};
+use agentbench_env_runtime::{Action, LoadedEnv, Mask};
 
 use crate::App;
 use crate::api::Path;
@@ -111,32 +111,82 @@ impl Episodes {
             .zip(caller.cloned())
             .ok_or_else(|| ErrorData::internal_error("the request names no episode", None))
     }
+}
 
-    /// The action-tools `env` leaves free: those whose names none of its tools take.
-    fn action_tools(
-        env: &LoadedEnv,
-    ) -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
-        ACTION_TOOLS
-            .into_iter()
-            .filter(|(name, _, _)| env.manifest().tools.iter().all(|tool| tool.name != *name))
+/// The action-tools `env` leaves free: those whose names none of its tools take.
+fn action_tools(
+    env: &LoadedEnv,
+) -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
+    ACTION_TOOLS
+        .into_iter()
+        .filter(|(name, _, _)| env.manifest().tools.iter().all(|tool| tool.name != *name))
+}
+
+/// What an MCP client is shown of `env`'s tools: every one with its JSON Schema and, given the
+/// episode's `mask`, how it stands (`_meta`), then the free action-tools.
+pub(crate) fn listed_tools(env: &LoadedEnv, mask: Option<&Mask>) -> Vec<Tool> {
+    let mut tools: Vec<Tool> = env
+        .manifest()
+        .tools
+        .iter()
+        .map(|tool| {
+            let schema: JsonObject = match &tool.parameters {
+                Value::Object(schema) => schema.clone(),
+                _ => JsonObject::new(),
+            };
+            let mut listed = Tool::new(tool.name.clone(), tool.description.clone(), schema)
+                .annotate(ToolAnnotations::new().destructive(tool.irreversible));
+            if let Some(standing) = mask.and_then(|mask| mask.get(&tool.name)) {
+                let meta = JsonObject::from_iter([("agentbench/mask".to_owned(), json!(standing))]);
+                listed = listed.with_meta(MetaObject(meta));
+            }
+            listed
+        })
+        .collect();
+    for (name, field, description) in action_tools(env) {
+        let schema = json!({
+            "type": "object",
+            "properties": {field: {"type": "string"}},
+            "required": [field],
+            "additionalProperties": false,
+        });
+        let Value::Object(schema) = schema else {
+            unreachable!("a JSON object")
+        };
+        tools.push(Tool::new(name, description, schema));
     }
+    tools
+}
 
-    /// The action a call stands for.
-    fn action(env: &LoadedEnv, request: CallToolRequestParams) -> Action {
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let text = |field: &str| arguments[field].as_str().unwrap_or_default().to_owned();
-        match Self::action_tools(env).find(|(name, _, _)| *name == request.name) {
-            Some(("final_message", field, _)) => Action::Message {
-                message: text(field),
-            },
-            Some((_, field, _)) => Action::AskUser {
-                question: text(field),
-            },
-            None => Action::Tool {
-                tool: request.name.into_owned(),
-                arguments,
-            },
-        }
+/// The action a call of the tool `name` with `arguments` stands for, in an episode of `env`.
+pub(crate) fn call_action(env: &LoadedEnv, name: String, arguments: JsonObject) -> Action {
+    let arguments = Value::Object(arguments);
+    let text = |field: &str| arguments[field].as_str().unwrap_or_default().to_owned();
+    match action_tools(env).find(|(tool, _, _)| *tool == name) {
+        Some(("final_message", field, _)) => Action::Message {
+            message: text(field),
+        },
+        Some((_, field, _)) => Action::AskUser {
+            question: text(field),
+        },
+        None => Action::Tool {
+            tool: name,
+            arguments,
+        },
+    }
+}
+
+/// Whether a recorded step did what its call asked (a tool that ran, a message, a question);
+/// anything else (invalid arguments, an unknown or blocked tool, a tool error) is a tool error.
+pub(crate) fn did_as_asked(step: &Value) -> bool {
+    matches!(step["status"].as_str(), Some("ok" | "message" | "ask_user"))
+}
+
+/// A recorded step's observation as text: itself when it is a string, else its JSON.
+pub(crate) fn observation_text(step: &Value) -> String {
+    match &step["observation"] {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -164,38 +214,10 @@ impl ServerHandler for Episodes {
         let sessions = &self.app.sessions;
         let env = sessions.env_of(&caller, &episode).await.map_err(internal)?;
         let mask = sessions.mask(&caller, &episode).await.map_err(internal)?;
-        let mut tools: Vec<Tool> = env
-            .manifest()
-            .tools
-            .iter()
-            .map(|tool| {
-                let schema: JsonObject = match &tool.parameters {
-                    Value::Object(schema) => schema.clone(),
-                    _ => JsonObject::new(),
-                };
-                let mut listed = Tool::new(tool.name.clone(), tool.description.clone(), schema)
-                    .annotate(ToolAnnotations::new().destructive(tool.irreversible));
-                if let Some(standing) = mask.as_ref().and_then(|mask| mask.get(&tool.name)) {
-                    let meta =
-                        JsonObject::from_iter([("agentbench/mask".to_owned(), json!(standing))]);
-                    listed = listed.with_meta(MetaObject(meta));
-                }
-                listed
-            })
-            .collect();
-        for (name, field, description) in Self::action_tools(&env) {
-            let schema = json!({
-                "type": "object",
-                "properties": {field: {"type": "string"}},
-                "required": [field],
-                "additionalProperties": false,
-            });
-            let Value::Object(schema) = schema else {
-                unreachable!("a JSON object")
-            };
-            tools.push(Tool::new(name, description, schema));
-        }
-        Ok(ListToolsResult::with_all_items(tools))
+        Ok(ListToolsResult::with_all_items(listed_tools(
+            &env,
+            mask.as_deref(),
+        )))
     }
 
     async fn call_tool(
@@ -207,7 +229,11 @@ impl ServerHandler for Episodes {
         let sessions = &self.app.sessions;
         let env = sessions.env_of(&caller, &episode).await.map_err(internal)?;
         let step = StepRequest {
-            action: Self::action(&env, request),
+            action: call_action(
+                &env,
+                request.name.into_owned(),
+                request.arguments.unwrap_or_default(),
+            ),
             request_id: None,
             tokens: None,
             agent: None,
@@ -221,12 +247,8 @@ impl ServerHandler for Episodes {
             Err(error) => return Err(internal(error)),
         };
         let step: Value = serde_json::from_str(&answer).map_err(internal)?;
-        let observation = match &step["observation"] {
-            Value::String(text) => text.clone(),
-            other => other.to_string(),
-        };
-        let succeeded = matches!(step["status"].as_str(), Some("ok" | "message" | "ask_user"));
-        let mut result = if succeeded {
+        let observation = observation_text(&step);
+        let mut result = if did_as_asked(&step) {
             CallToolResult::success(vec![ContentBlock::text(observation)])
         } else {
             CallToolResult::error(vec![ContentBlock::text(observation)])

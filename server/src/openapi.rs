@@ -641,12 +641,40 @@ pub fn document() -> Value {
             method: "get",
             path: "/openenv/{env}/ws",
             id: "openenvSocket",
-            summary: "OpenEnv's WebSocket for this env: `{\"type\": \"reset\"|\"step\"|\"state\"|\"close\", \"data\"}` answered with `observation`, `state` or `error` messages; each reset is an episode of this API",
+            summary: "OpenEnv's WebSocket for this env: `{\"type\": \"reset\"|\"step\"|\"state\"|\"mcp\"|\"close\", \"data\"}` answered with `observation`, `state`, `mcp` or `error` messages; each reset is an episode of this API. With `session_id`, it shares that OpenEnv MCP session's episode",
             request: None,
             status: 101,
             response: None,
+            query: &[(
+                "session_id",
+                false,
+                "an OpenEnv MCP session (`openenv/session/create`) to share",
+            )],
+            errors: &[
+                (400, "a query parameter other than `session_id`"),
+                (
+                    404,
+                    "no such env, or no such session (of the key's tenant, on this env)",
+                ),
+                (409, "the session has a WebSocket attached already"),
+                UPGRADE_REQUIRED,
+            ],
+            links: &[],
+        },
+        Operation {
+            method: "post",
+            path: "/openenv/{env}/mcp",
+            id: "openenvMcp",
+            summary: "OpenEnv's MCP (JSON-RPC 2.0, as its MCPToolClient speaks it in production mode): `openenv/session/create`, `tools/list`, `tools/call` (a step of the session's episode) and `openenv/session/close`. A JSON-RPC request answers 200 with its result or JSON-RPC error",
+            request: Some(
+                json!({"type": "object", "properties": {"jsonrpc": {"const": "2.0"}, "method": {"type": "string"}, "params": {"type": "object"}, "id": {"type": ["string", "number", "null"]}}, "required": ["jsonrpc", "method"], "additionalProperties": false}),
+            ),
+            status: 200,
+            response: Some(
+                json!({"type": "object", "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "number", "null"]}, "result": {}, "error": {"type": "object", "properties": {"code": {"type": "integer"}, "message": {"type": "string"}, "data": {}}, "required": ["code", "message"]}}, "required": ["jsonrpc", "id"]}),
+            ),
             query: &[],
-            errors: &[(404, "no such env"), UPGRADE_REQUIRED],
+            errors: &[(404, "no such env"), UNPROCESSABLE],
             links: &[],
         },
         Operation {

@@ -18,7 +18,12 @@
 //! - `done` is the episode's end (terminated or truncated).
 //!
 //! OpenEnv's HTTP routes keep no session: `/reset` answers the new episode's id in the
-//! metadata, and `/step` and `/state` take it as `episode_id`.
+//! metadata, and `/step` and `/state` take it as `episode_id`. OpenEnv's MCP (`/mcp`, and
+//! `mcp` messages on the WebSocket) has sessions that a WebSocket can share: see [`mcp`].
+
+mod mcp;
+
+pub(crate) use mcp::Sessions;
 
 use std::sync::Arc;
 
@@ -52,6 +57,15 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/openenv/{env}/step", post(http_step))
         .route("/openenv/{env}/state", get(http_state))
         .route("/openenv/{env}/ws", get(upgrade))
+        .route("/openenv/{env}/mcp", post(mcp::http))
+}
+
+/// The WebSocket's query: the OpenEnv session it shares, if any.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SocketQuery {
+    #[serde(default)]
+    session_id: Option<String>,
 }
 
 /// What a reset takes: OpenEnv's `seed` and `episode_id`, and our task and mode.
@@ -489,13 +503,7 @@ async fn http_state(
     query: Result<Query<StateQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     served(&app, &env)?;
-    let Query(query) = query.map_err(|rejection| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_query",
-            rejection.body_text(),
-        )
-    })?;
+    let Query(query) = query.map_err(invalid_query)?;
     of_env(&app, &caller, &env, &query.episode_id).await?;
     http_answer(state(&app, &caller, &query.episode_id).await)
 }
@@ -504,21 +512,52 @@ async fn upgrade(
     State(app): State<Arc<App>>,
     caller: Caller,
     Path(env): Path<String>,
+    query: Result<Query<SocketQuery>, axum::extract::rejection::QueryRejection>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     served(&app, &env)?;
+    let Query(query) = query.map_err(invalid_query)?;
+    let upgrade = upgrade.map_err(|rejection| crate::api::not_an_upgrade(&rejection))?;
+    let (slot, attached) = match &query.session_id {
+        Some(id) => (app.openenv.attach(&caller, &env, id)?, true),
+        None => (mcp::Slot::new(&caller, &env), false),
+    };
     let max_message = app.sessions.settings().max_body_bytes;
     Ok(upgrade
-        .map_err(|rejection| crate::api::not_an_upgrade(&rejection))?
         .max_message_size(max_message)
-        .on_upgrade(move |socket| session(app, caller, env, socket)))
+        .on_upgrade(move |socket| async move {
+            session(&app, &caller, &env, &slot, socket).await;
+            // The socket's own slot ends with it; a session it shared ends only if it was
+            // closed meanwhile.
+            let ended = if attached {
+                app.openenv.detach(&slot.id)
+            } else {
+                Some(slot)
+            };
+            if let Some(slot) = ended {
+                slot.end(&app, &caller).await;
+            }
+        }))
 }
 
-/// One OpenEnv WebSocket session: each message answered in turn; each reset starts a new
-/// episode, and an episode the client leaves before its end (a new reset, `close`, or the
-/// connection ending) is abandoned, its record kept.
-async fn session(app: Arc<App>, caller: Caller, env: String, mut socket: WebSocket) {
-    let mut current: Option<EpisodeId> = None;
+fn invalid_query(rejection: axum::extract::rejection::QueryRejection) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "invalid_query",
+        rejection.body_text(),
+    )
+}
+
+/// One OpenEnv WebSocket session, on `slot`'s episode: each message answered in turn; each
+/// reset starts a new episode, and an episode the client leaves for a new reset is abandoned,
+/// its record kept.
+async fn session(
+    app: &Arc<App>,
+    caller: &Caller,
+    env: &str,
+    slot: &Arc<mcp::Slot>,
+    mut socket: WebSocket,
+) {
     while let Some(Ok(message)) = socket.recv().await {
         let text = match message {
             Message::Text(text) => text,
@@ -553,38 +592,36 @@ async fn session(app: Arc<App>, caller: Caller, env: String, mut socket: WebSock
                 match message["type"].as_str() {
                     Some("close") => break,
                     Some("reset") => {
-                        abandon(&app, &caller, current.take()).await;
                         let body = match data {
                             Value::Null => Ok(Reset::default()),
                             data => from_object(data)
                                 .map_err(|error| Failure::validation(format!("reset: {error}"))),
                         };
                         match body {
-                            Ok(body) => reset(&app, &caller, &env, body).await.map(|result| {
-                                current = result["metadata"]["episode_id"]
-                                    .as_str()
-                                    .map(EpisodeId::from);
-                                json!({"type": "observation", "data": result})
-                            }),
+                            Ok(body) => slot
+                                .reset(app, caller, body)
+                                .await
+                                .map(|result| json!({"type": "observation", "data": result})),
                             Err(failure) => Err(failure),
                         }
                     }
-                    Some("step") => match &current {
+                    Some("step") => match slot.current().await {
                         None => Err(no_episode()),
-                        Some(episode) => step(&app, &caller, episode, data, None)
+                        Some(episode) => step(app, caller, &episode, data, None)
                             .await
                             .map(|result| json!({"type": "observation", "data": result})),
                     },
-                    Some("state") => match &current {
+                    Some("state") => match slot.current().await {
                         None => Err(no_episode()),
-                        Some(episode) => state(&app, &caller, episode)
+                        Some(episode) => state(app, caller, &episode)
                             .await
                             .map(|state| json!({"type": "state", "data": state})),
                     },
+                    Some("mcp") => Ok(mcp::message(app, caller, env, data, slot).await),
                     other => Err(Failure {
                         openenv_code: "UNKNOWN_TYPE",
                         error: ApiError::invalid_body(format!(
-                            "unknown message type {}: expected reset, step, state or close",
+                            "unknown message type {}: expected reset, step, state, mcp or close",
                             other.map_or_else(|| "(none)".to_owned(), |kind| format!("`{kind}`"))
                         )),
                     }),
@@ -599,7 +636,6 @@ async fn session(app: Arc<App>, caller: Caller, env: String, mut socket: WebSock
             break;
         }
     }
-    abandon(&app, &caller, current).await;
 }
 
 fn no_episode() -> Failure {

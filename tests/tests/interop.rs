@@ -264,6 +264,71 @@ fn an_mcp_client_plays_an_episode_and_every_call_is_a_recorded_step() {
 }
 
 #[test]
+fn openenvs_mcp_tool_client_in_production_mode_shares_a_session_between_mcp_and_its_websocket() {
+    let db = Db::sqlite();
+    let server = Server::start(&db, &[]);
+    let base = format!("http://{}/openenv/workspace", server.addr);
+    let seen = python("openenv_mcp_episode.py", &[&base]);
+
+    assert!(seen["session_id"].is_string(), "{seen}");
+    assert_eq!(seen["second_socket"], 409, "one WebSocket per session");
+    let id = seen["reset_metadata"]["episode_id"].as_str().unwrap();
+    let tools = seen["tools"].as_array().unwrap();
+    let read_file = tools.iter().find(|tool| tool["name"] == "read_file");
+    assert_eq!(read_file.unwrap()["input_schema"]["type"], "object");
+    assert!(tools.iter().any(|tool| tool["name"] == "final_message"));
+
+    // The calls over HTTP and the step over the WebSocket are steps of one episode.
+    assert!(seen["read"].is_object(), "{}", seen["read"]);
+    let invalid = seen["invalid"].as_str().unwrap();
+    assert!(invalid.contains("invalid_arguments"), "{invalid}");
+    let blocked = seen["blocked"].as_str().unwrap();
+    assert!(blocked.contains("share_file: blocked"), "{blocked}");
+    let socket_step = &seen["socket_step"]["metadata"];
+    assert_eq!(
+        (socket_step["episode_id"].as_str(), &socket_step["index"]),
+        (Some(id), &json!(3))
+    );
+    assert_eq!(seen["asked"]["reply"], "go ahead");
+    assert_eq!(seen["state"], json!({"episode_id": id, "step_count": 6}));
+    let after_end = seen["after_end"].as_str().unwrap();
+    assert!(after_end.contains("over"), "{after_end}");
+
+    // Closing the client closed its session; a call needs one; other methods are named.
+    let closed = &seen["closed_session"];
+    assert_eq!(closed["status"], 200);
+    let message = closed["body"]["error"]["message"].as_str().unwrap();
+    assert!(message.contains("Unknown session_id"), "{message}");
+    assert_eq!(seen["no_session"]["body"]["error"]["code"], -32602);
+    assert_eq!(seen["unknown_method"]["body"]["error"]["code"], -32601);
+
+    // The durable record holds every step the client took, judged and scored.
+    let episode = server.episode(id);
+    assert_eq!(episode["state"], "over");
+    let recorded = episode["steps"].as_array().unwrap();
+    let statuses: Vec<&Value> = recorded.iter().map(|step| &step["status"]).collect();
+    assert_eq!(
+        statuses,
+        [
+            "ok",
+            "invalid_arguments",
+            "blocked",
+            "ok",
+            "ask_user",
+            "message"
+        ]
+    );
+    assert!(!recorded[2]["violations"].as_array().unwrap().is_empty());
+    assert!(
+        recorded
+            .iter()
+            .all(|step| step["scores"].is_array() || step["scores"].is_object())
+    );
+    assert!(recorded[5]["outcome"].is_object());
+    assert_eq!(recorded[0]["observation"], seen["read"]);
+}
+
+#[test]
 fn our_python_client_and_its_trl_and_gym_adapters_play_against_a_real_server() {
     let db = Db::sqlite();
     let server = Server::start(&db, &[]);
