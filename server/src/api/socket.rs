@@ -73,11 +73,8 @@ pub(super) async fn upgrade(
     caller: Caller,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let max_message = app.sessions.settings().max_body_bytes;
-    Ok(upgrade
-        .map_err(|rejection| super::not_an_upgrade(&rejection))?
-        .max_message_size(max_message)
-        .on_upgrade(move |socket| serve(app, caller, socket)))
+    let upgrade = upgrade.map_err(|rejection| super::not_an_upgrade(&rejection))?;
+    Ok(super::accept_socket(upgrade, &app).on_upgrade(move |socket| serve(app, caller, socket)))
 }
 
 /// Reads operations and writes answers until the client closes or the connection fails. Every
