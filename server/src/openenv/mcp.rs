@@ -546,3 +546,85 @@ async fn call(
         "data": step["observation"],
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Scope;
+
+    const HOUR: Duration = Duration::from_secs(3600);
+
+    #[test]
+    fn sessions_are_kept_up_to_their_limit_and_dropped_once_idle() {
+        let (sessions, alice) = (Sessions::default(), Caller::of_tenant("alice", Scope::Run));
+        sessions.create(&alice, "workspace", 2, HOUR).unwrap();
+        sessions.create(&alice, "workspace", 2, HOUR).unwrap();
+        assert_eq!(
+            sessions.create(&alice, "workspace", 2, HOUR).unwrap_err(),
+            2
+        );
+        // Idle longer than the TTL, both go when the next is made.
+        std::thread::sleep(Duration::from_millis(5));
+        let kept = sessions
+            .create(&alice, "workspace", 2, Duration::from_millis(1))
+            .unwrap();
+        assert_eq!(sessions.open().len(), 1);
+        assert!(sessions.find(&alice, "workspace", &kept.id).is_some());
+    }
+
+    #[test]
+    fn a_session_is_found_only_by_its_tenant_on_its_env() {
+        let sessions = Sessions::default();
+        let alice = Caller::of_tenant("alice", Scope::Run);
+        let slot = sessions.create(&alice, "workspace", 8, HOUR).unwrap();
+        assert!(sessions.find(&alice, "workspace", &slot.id).is_some());
+        let bob = Caller::of_tenant("bob", Scope::Run);
+        assert!(sessions.find(&bob, "workspace", &slot.id).is_none());
+        assert!(sessions.find(&alice, "banking", &slot.id).is_none());
+        assert!(sessions.find(&alice, "workspace", "no-such-id").is_none());
+        assert!(matches!(
+            sessions.close(&bob, "workspace", &slot.id),
+            Closed::Unknown
+        ));
+    }
+
+    #[test]
+    fn one_socket_attaches_and_a_session_closed_under_it_ends_with_it() {
+        let sessions = Sessions::default();
+        let alice = Caller::of_tenant("alice", Scope::Run);
+        let slot = sessions.create(&alice, "workspace", 8, HOUR).unwrap();
+        sessions.attach(&alice, "workspace", &slot.id).unwrap();
+        let second = sessions.attach(&alice, "workspace", &slot.id).unwrap_err();
+        assert_eq!(
+            (second.status, second.code),
+            (StatusCode::CONFLICT, "session_attached")
+        );
+        // An attached session is not dropped for idleness.
+        std::thread::sleep(Duration::from_millis(5));
+        sessions
+            .create(&alice, "workspace", 8, Duration::from_millis(1))
+            .unwrap();
+        assert!(sessions.find(&alice, "workspace", &slot.id).is_some());
+
+        assert!(matches!(
+            sessions.close(&alice, "workspace", &slot.id),
+            Closed::Closing
+        ));
+        // Closing, it takes no new requests; the socket's end ends it.
+        assert!(sessions.find(&alice, "workspace", &slot.id).is_none());
+        let ended = sessions.detach(&slot.id).unwrap();
+        assert!(Arc::ptr_eq(&ended, &slot));
+        assert!(!sessions.open().contains_key(&slot.id));
+
+        // A session closed with no socket ends at once; detaching a socket from an open one
+        // ends nothing.
+        let other = sessions.create(&alice, "workspace", 8, HOUR).unwrap();
+        sessions.attach(&alice, "workspace", &other.id).unwrap();
+        assert!(sessions.detach(&other.id).is_none());
+        assert!(matches!(
+            sessions.close(&alice, "workspace", &other.id),
+            Closed::Ended(_)
+        ));
+        assert!(!sessions.open().contains_key(&other.id));
+    }
+}
