@@ -886,6 +886,7 @@ async fn responses_match_the_openapi_document() {
             "/v1/trainings",
             "/v1/ws",
             "/openenv/{env}/ws",
+            "/openenv/{env}/mcp",
             "/openenv/{env}/reset",
             "/openenv/{env}/step",
             "/openenv/{env}/state",
