@@ -25,19 +25,16 @@ mod mcp;
 
 pub(crate) use mcp::Sessions;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
-use axum::http::header::CONTENT_TYPE;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use agentbench_env_runtime::{Action, LoadedEnv, Mode};
@@ -336,17 +333,17 @@ async fn reset(app: &Arc<App>, caller: &Caller, env: &str, reset: Reset) -> Resu
     ))
 }
 
-/// Takes one action on `episode`; answers OpenEnv's step result, as JSON text.
+/// Takes one action on `episode`; answers OpenEnv's step result.
 async fn step(
     app: &Arc<App>,
     caller: &Caller,
     episode: &EpisodeId,
     action: Value,
     request_id: Option<String>,
-) -> Result<String, Failure> {
+) -> Result<Value, Failure> {
     let action = match parse_action(action)? {
         Parsed::Step(action) => action,
-        Parsed::ListTools => return Ok(list_tools(app, caller, episode).await?.to_string()),
+        Parsed::ListTools => return list_tools(app, caller, episode).await,
     };
     let request = StepRequest {
         action,
@@ -359,7 +356,8 @@ async fn step(
         .clone()
         .step(caller, episode.clone(), request)
         .await?;
-    Ok(step_result(episode, &answer).map_err(ApiError::internal)?)
+    let step: Value = serde_json::from_str(&answer).map_err(ApiError::internal)?;
+    Ok(step_result(episode, step))
 }
 
 /// The tools of `episode`'s env with their JSON Schemas, and the mask for its next action.
@@ -391,82 +389,28 @@ async fn list_tools(
     ))
 }
 
-/// A recorded step (the REST API's answer) as OpenEnv's step result, as JSON text: what
-/// `observation_result` would make of it, written from the answer's own text. A step answers
-/// every step of every OpenEnv client, so its fields are copied as they are rather than parsed
-/// into values and written again (which took about a third of an OpenEnv step's server time).
-fn step_result(episode: &EpisodeId, answer: &str) -> Result<String, serde_json::Error> {
-    let fields: BTreeMap<&str, &RawValue> = serde_json::from_str(answer)?;
-    let field = |name: &str| fields.get(name).map(|raw| raw.get());
-    let done = field("terminated") == Some("true") || field("truncated") == Some("true");
-    let scores: Value = field("scores").map_or(Ok(Value::Null), serde_json::from_str)?;
-    let step_reward = step_reward(&json!({ "scores": scores }));
-    let outcome_reward = match field("outcome") {
-        Some(outcome) if done => Some(outcome_reward(&serde_json::from_str(outcome)?)),
-        _ if done => Some(outcome_reward(&Value::Null)),
-        _ => None,
-    };
+/// A recorded step as OpenEnv's step result.
+fn step_result(episode: &EpisodeId, mut step: Value) -> Value {
+    let done = step["terminated"] == true || step["truncated"] == true;
+    let step_reward = step_reward(&step);
+    let outcome_reward = done.then(|| outcome_reward(&step["outcome"]));
     let reward = match (step_reward, outcome_reward) {
         (None, None) => Value::Null,
         (step, outcome) => json!(step.unwrap_or(0.0) + outcome.unwrap_or(0.0)),
     };
-    let mut metadata = JsonObjectText::with_capacity(answer.len());
-    metadata.field("episode_id", &serde_json::to_string(episode)?);
-    for (name, raw) in &fields {
-        if !matches!(
-            *name,
-            "timings" | "mask" | "observation" | "episode_id" | "step_reward" | "outcome_reward"
-        ) {
-            metadata.field(name, raw.get());
-        }
-    }
-    metadata.field("step_reward", &json!(step_reward).to_string());
-    metadata.field("outcome_reward", &json!(outcome_reward).to_string());
-    let metadata = metadata.close();
-    // The observation is an object with the metadata inside, in place of any of its own.
-    let mut observation = JsonObjectText::with_capacity(answer.len() + metadata.len());
-    match field("observation") {
-        Some(text) if text.starts_with('{') => {
-            let own: BTreeMap<String, &RawValue> = serde_json::from_str(text)?;
-            for (name, raw) in own.iter().filter(|(name, _)| *name != "metadata") {
-                observation.field(name, raw.get());
+    let observation = step["observation"].take();
+    let mut extras = Map::new();
+    extras.insert("episode_id".to_owned(), json!(episode));
+    if let Value::Object(fields) = step {
+        for (field, value) in fields {
+            if !matches!(field.as_str(), "timings" | "mask" | "observation") {
+                extras.insert(field, value);
             }
         }
-        text => observation.field("content", text.unwrap_or("null")),
     }
-    observation.field("metadata", &metadata);
-    let mut result = JsonObjectText::with_capacity(2 * metadata.len() + answer.len());
-    result.field("observation", &observation.close());
-    result.field("reward", &reward.to_string());
-    result.field("done", if done { "true" } else { "false" });
-    result.field("metadata", &metadata);
-    Ok(result.close())
-}
-
-/// A JSON object written field by field from values' JSON text.
-struct JsonObjectText(String);
-
-impl JsonObjectText {
-    fn with_capacity(capacity: usize) -> JsonObjectText {
-        let mut text = String::with_capacity(capacity);
-        text.push('{');
-        JsonObjectText(text)
-    }
-
-    /// Adds the field `name` whose value is the JSON text `value`.
-    fn field(&mut self, name: &str, value: &str) {
-        if self.0.len() > 1 {
-            self.0.push(',');
-        }
-        self.0.push_str(&Value::from(name).to_string());
-        self.0.push(':');
-        self.0.push_str(value);
-    }
-
-    fn close(mut self) -> String {
-        self.0.push('}');
-        self.0
-    }
+    extras.insert("step_reward".to_owned(), json!(step_reward));
+    extras.insert("outcome_reward".to_owned(), json!(outcome_reward));
+    observation_result(&observation, extras, reward, done)
 }
 
 /// An episode's outcome as a reward: 1 when every success check passed and no harm was done,
@@ -536,20 +480,20 @@ async fn http_step(
     caller: Caller,
     Path(env): Path<String>,
     body: Result<Object<HttpStep>, ApiError>,
-) -> Result<Response, ApiError> {
+) -> Result<Json<Value>, ApiError> {
     served(&app, &env)?;
     let Object(body) = body?;
     of_env(&app, &caller, &env, &body.episode_id).await?;
-    let answer = step(
-        &app,
-        &caller,
-        &body.episode_id,
-        body.action,
-        body.request_id,
+    http_answer(
+        step(
+            &app,
+            &caller,
+            &body.episode_id,
+            body.action,
+            body.request_id,
+        )
+        .await,
     )
-    .await
-    .map_err(|failure| failure.error)?;
-    Ok(([(CONTENT_TYPE, "application/json")], answer).into_response())
 }
 
 async fn http_state(
@@ -661,9 +605,11 @@ async fn session(
                     }
                     Some("step") => match slot.current().await {
                         None => Err(no_episode()),
-                        Some(episode) => step(app, caller, &episode, data, None)
-                            .await
-                            .map(|result| format!(r#"{{"type":"observation","data":{result}}}"#)),
+                        Some(episode) => {
+                            step(app, caller, &episode, data, None).await.map(|result| {
+                                json!({"type": "observation", "data": result}).to_string()
+                            })
+                        }
                     },
                     Some("state") => match slot.current().await {
                         None => Err(no_episode()),
@@ -711,56 +657,6 @@ async fn abandon(app: &Arc<App>, caller: &Caller, episode: Option<EpisodeId>) {
         Err(error) if error.ended() => {}
         Err(error) => {
             tracing::warn!(%episode, %error, "cannot abandon an OpenEnv session's episode")
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What `step_result` writes is what `observation_result` makes of the same step.
-    #[test]
-    fn a_step_result_written_from_text_is_the_observation_result_of_the_step() {
-        let episode = EpisodeId::from("ep_1");
-        let steps = [
-            json!({"index": 0, "status": "ok", "observation": {"files": ["/a"], "metadata": 7},
-                   "mask": {"a": "allowed"}, "timings": {"total_us": 3},
-                   "scores": [{"scorer": "rules", "reward": -0.5}, {"scorer": "judge",
-                              "reward": 0.0, "unmeasured": "no answer"}],
-                   "terminated": false, "truncated": false, "action_mask": {"a": "allowed"}}),
-            json!({"index": 1, "status": "tool_error", "observation": "no such file",
-                   "scores": [], "terminated": false, "truncated": true,
-                   "outcome": {"success": true, "harms": []}}),
-            json!({"index": 2, "status": "message", "observation": {"ended": true},
-                   "scores": [{"scorer": "rules", "reward": 1.0}], "terminated": true,
-                   "truncated": false, "outcome": {"success": true, "harms": ["leak"]},
-                   "request_id": "r\"1"}),
-        ];
-        for step in steps {
-            let done = step["terminated"] == true || step["truncated"] == true;
-            let step_reward = step_reward(&step);
-            let outcome_reward = done.then(|| outcome_reward(&step["outcome"]));
-            let reward = match (step_reward, outcome_reward) {
-                (None, None) => Value::Null,
-                (step, outcome) => json!(step.unwrap_or(0.0) + outcome.unwrap_or(0.0)),
-            };
-            let mut extras = Map::from_iter([("episode_id".to_owned(), json!(episode))]);
-            for (field, value) in step.as_object().unwrap() {
-                if !matches!(field.as_str(), "timings" | "mask" | "observation") {
-                    extras.insert(field.clone(), value.clone());
-                }
-            }
-            extras.insert("step_reward".to_owned(), json!(step_reward));
-            extras.insert("outcome_reward".to_owned(), json!(outcome_reward));
-            let expected = observation_result(&step["observation"], extras, reward, done);
-
-            let written = step_result(&episode, &step.to_string()).unwrap();
-            assert_eq!(
-                serde_json::from_str::<Value>(&written).unwrap(),
-                expected,
-                "{written}"
-            );
         }
     }
 }
