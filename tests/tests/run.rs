@@ -620,6 +620,34 @@ fn a_run_against_a_remote_server_is_recorded_on_its_leaderboard() {
     assert_eq!(server.request("PUT", &path, Some(&fewer)).status, 409);
     assert_eq!(server.request("PUT", &path, Some(&report)).status, 200);
 
+    // A later run compares with this one, read from the server by its id.
+    let compared = dir.path().join("compared");
+    let output = Command::new(agentbench_binary())
+        .args([
+            "run",
+            "--agent",
+            "oracle",
+            "--server",
+            &url,
+            "--limit",
+            "3",
+            "--baseline",
+            id,
+            "--out",
+            compared.to_str().unwrap(),
+        ])
+        .current_dir(dir.path())
+        .env_remove("AGENTBENCH_DB")
+        .output()
+        .unwrap();
+    assert!(matches!(code(&output), 0 | 3), "{}", explain(&output));
+    let comparison = &read_json(&compared.join("report.json"))["baseline"];
+    assert_eq!(comparison["run"], id, "{comparison}");
+    assert!(
+        !comparison["differences"].as_array().unwrap().is_empty(),
+        "{comparison}"
+    );
+
     // With a --db, the run is recorded in it, and the server keeps only the episodes.
     let runs = Db::postgres();
     let output = agentbench(&[
@@ -643,7 +671,46 @@ fn a_run_against_a_remote_server_is_recorded_on_its_leaderboard() {
             .as_array()
             .unwrap()
             .len(),
-        1
+        2
+    );
+}
+
+/// `--baseline` pairs a run with an earlier one, named by its id in the database or by its
+/// report.json; a name that is neither fails the run with a usage error.
+#[test]
+fn a_run_compares_with_a_baseline_named_by_id_or_report_and_refuses_an_unknown_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = run_baseline(dir.path(), "oracle", &["--limit", "3"]);
+    assert!(matches!(code(&first), 0 | 3), "{}", explain(&first));
+    let report_path = dir.path().join("oracle").join("report.json");
+    let id = read_json(&report_path)["run"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for baseline in [id.as_str(), report_path.to_str().unwrap()] {
+        let output = run_baseline(
+            dir.path(),
+            "reckless",
+            &["--limit", "3", "--mode", "audit", "--baseline", baseline],
+        );
+        assert!(matches!(code(&output), 1 | 3), "{}", explain(&output));
+        let comparison = &read_json(&dir.path().join("reckless").join("report.json"))["baseline"];
+        assert_eq!(comparison["run"], id.as_str(), "{comparison}");
+        assert!(
+            !comparison["differences"].as_array().unwrap().is_empty(),
+            "{comparison}"
+        );
+    }
+    let unknown = run_baseline(
+        dir.path(),
+        "oracle",
+        &["--limit", "3", "--baseline", "no-such-run"],
+    );
+    assert_eq!(code(&unknown), 2, "{}", explain(&unknown));
+    assert!(
+        explain(&unknown).contains("neither a report.json nor a run"),
+        "{}",
+        explain(&unknown)
     );
 }
 

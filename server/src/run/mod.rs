@@ -332,7 +332,7 @@ async fn play(
         .await
         .map_err(|error| anyhow::anyhow!("cannot list the envs' tools: {error}"))?;
     let recorded: BTreeSet<(String, u32)> = record
-        .lines(&run.id)
+        .lines_of(&run.id)
         .await?
         .into_iter()
         .map(|line| (line.scenario, line.trial))
@@ -395,7 +395,7 @@ async fn play(
     }
     progress.lock().expect("progress").finish();
 
-    let lines = record.lines(&run.id).await?;
+    let lines = record.lines_of(&run.id).await?;
     Ok(Played {
         suite,
         gate,
@@ -653,12 +653,12 @@ async fn load_baseline(
         return Ok((report.run.id, report.episodes));
     }
     let id = RunId::from(baseline);
-    anyhow::ensure!(
-        record.run(&id).await?.is_some(),
-        "the baseline `{baseline}` is neither a report.json nor a run in {}",
-        record.place()
-    );
-    let lines = record.lines(&id).await?;
+    let Some(lines) = record.lines(&id).await? else {
+        anyhow::bail!(
+            "the baseline `{baseline}` is neither a report.json nor a run in {}",
+            record.place()
+        );
+    };
     Ok((id, lines.iter().map(EpisodeLine::result).collect()))
 }
 

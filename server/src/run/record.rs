@@ -116,19 +116,32 @@ impl RunRecord {
         }
     }
 
-    /// Every episode run `id` recorded (every shard's), in scenario and trial order.
-    pub async fn lines(&self, id: &RunId) -> anyhow::Result<Vec<EpisodeLine>> {
+    /// Every episode run `id` recorded (every shard's), in scenario and trial order; `None`
+    /// when there is no such run. From a server, one request reads both.
+    pub async fn lines(&self, id: &RunId) -> anyhow::Result<Option<Vec<EpisodeLine>>> {
         match self {
-            RunRecord::Database { store, .. } => super::stored_lines(store, id).await,
+            RunRecord::Database { store, .. } => {
+                if store.run(id).await?.is_none() {
+                    return Ok(None);
+                }
+                super::stored_lines(store, id).await.map(Some)
+            }
             RunRecord::Server(transport) => {
-                let detail = self
-                    .detail(transport, id)
-                    .await?
-                    .with_context(|| format!("the server has no run `{id}`"))?;
+                let Some(detail) = self.detail(transport, id).await? else {
+                    return Ok(None);
+                };
                 serde_json::from_value(detail["episodes"].clone())
+                    .map(Some)
                     .with_context(|| format!("the episodes of the server's run `{id}`"))
             }
         }
+    }
+
+    /// Every episode run `id`, which exists, recorded.
+    pub async fn lines_of(&self, id: &RunId) -> anyhow::Result<Vec<EpisodeLine>> {
+        self.lines(id)
+            .await?
+            .with_context(|| format!("there is no run `{id}` in {}", self.place()))
     }
 
     /// Marks run `id` done with its report. A server checks the report's episodes and metrics
