@@ -548,10 +548,24 @@ async fn a_resumed_run_plays_only_what_is_missing_and_records_nothing_twice() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("played the agent `cautious`"));
 }
 
+/// `agentbench run` of the oracle on three scenarios, played and recorded on the server at
+/// `url`, from `dir` with no database named, writing its files to `out`.
+fn remote_run(dir: &Path, url: &str, out: &Path, extra: &[&str]) -> Output {
+    Command::new(agentbench_binary())
+        .args(["run", "--agent", "oracle", "--server", url, "--limit", "3"])
+        .args(["--out", out.to_str().unwrap()])
+        .args(extra)
+        .current_dir(dir)
+        .env_remove("AGENTBENCH_DB")
+        .output()
+        .unwrap()
+}
+
 /// With `--server`, episodes are played on a running `agentbench serve` (on SQLite here) and
 /// the run is recorded there too: the server's leaderboard shows it with the runner's report,
 /// and nothing is written on the runner's machine. The server takes a report only when its
-/// episodes and metrics are those recorded. With a `--db`, the run is recorded there instead.
+/// episodes and metrics are those recorded, and a later run compares with the run by its id
+/// (`--baseline`). With a `--db`, the run is recorded there instead.
 #[test]
 fn a_run_against_a_remote_server_is_recorded_on_its_leaderboard() {
     let served = Db::sqlite();
@@ -559,26 +573,12 @@ fn a_run_against_a_remote_server_is_recorded_on_its_leaderboard() {
     let url = format!("http://{}", server.addr);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let output = Command::new(agentbench_binary())
-        .args([
-            "run",
-            "--agent",
-            "oracle",
-            "--server",
-            &url,
-            "--limit",
-            "3",
-            "--gate",
-            "default",
-            "--out",
-            out.to_str().unwrap(),
-            "--concurrency",
-            "2",
-        ])
-        .current_dir(dir.path())
-        .env_remove("AGENTBENCH_DB")
-        .output()
-        .unwrap();
+    let output = remote_run(
+        dir.path(),
+        &url,
+        &out,
+        &["--gate", "default", "--concurrency", "2"],
+    );
     // Three scenarios are too few to decide every threshold of the default gate.
     assert!(matches!(code(&output), 0 | 3), "{}", explain(&output));
     assert!(
@@ -622,24 +622,7 @@ fn a_run_against_a_remote_server_is_recorded_on_its_leaderboard() {
 
     // A later run compares with this one, read from the server by its id.
     let compared = dir.path().join("compared");
-    let output = Command::new(agentbench_binary())
-        .args([
-            "run",
-            "--agent",
-            "oracle",
-            "--server",
-            &url,
-            "--limit",
-            "3",
-            "--baseline",
-            id,
-            "--out",
-            compared.to_str().unwrap(),
-        ])
-        .current_dir(dir.path())
-        .env_remove("AGENTBENCH_DB")
-        .output()
-        .unwrap();
+    let output = remote_run(dir.path(), &url, &compared, &["--baseline", id]);
     assert!(matches!(code(&output), 0 | 3), "{}", explain(&output));
     let comparison = &read_json(&compared.join("report.json"))["baseline"];
     assert_eq!(comparison["run"], id, "{comparison}");
