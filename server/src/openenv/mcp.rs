@@ -155,27 +155,35 @@ impl Slot {
         reset: Reset,
     ) -> Result<Value, Failure> {
         let mut episode = self.episode.lock().await;
+        self.start(&mut episode, app, caller, reset).await
+    }
+
+    /// The episode in the slot, started as a reset without arguments would if there is none.
+    async fn episode(&self, app: &Arc<App>, caller: &Caller) -> Result<EpisodeId, Failure> {
+        let mut episode = self.episode.lock().await;
+        if episode.is_none() {
+            self.start(&mut episode, app, caller, Reset::default())
+                .await?;
+        }
+        episode
+            .clone()
+            .ok_or_else(|| Failure::from(ApiError::internal("a reset named no episode")))
+    }
+
+    /// `reset` on the slot's episode, held locked.
+    async fn start(
+        &self,
+        episode: &mut Option<EpisodeId>,
+        app: &Arc<App>,
+        caller: &Caller,
+        reset: Reset,
+    ) -> Result<Value, Failure> {
         abandon(app, caller, episode.take()).await;
         let result = super::reset(app, caller, &self.env, reset).await?;
         *episode = result["metadata"]["episode_id"]
             .as_str()
             .map(EpisodeId::from);
         Ok(result)
-    }
-
-    /// The episode in the slot, started as a reset without arguments would if there is none.
-    async fn episode(&self, app: &Arc<App>, caller: &Caller) -> Result<EpisodeId, Failure> {
-        let mut episode = self.episode.lock().await;
-        if let Some(id) = &*episode {
-            return Ok(id.clone());
-        }
-        let result = super::reset(app, caller, &self.env, Reset::default()).await?;
-        let id = result["metadata"]["episode_id"]
-            .as_str()
-            .map(EpisodeId::from)
-            .ok_or_else(|| Failure::from(ApiError::internal("a reset named no episode")))?;
-        *episode = Some(id.clone());
-        Ok(id)
     }
 
     /// Abandons the slot's episode if it is still open.
@@ -244,14 +252,24 @@ impl Sessions {
         Ok(slot)
     }
 
-    /// The session `id` of `caller`'s tenant on `env`, marked used; `None` for any other.
-    fn find(&self, caller: &Caller, env: &str, id: &str) -> Option<Arc<Slot>> {
-        let mut open = self.open();
+    /// The session `id` of `caller`'s tenant on `env` in `open`, marked used; `None` for any
+    /// other, and for one that is closing.
+    fn seen<'a>(
+        open: &'a mut HashMap<Arc<str>, Session>,
+        caller: &Caller,
+        env: &str,
+        id: &str,
+    ) -> Option<&'a mut Session> {
         let session = open.get_mut(id).filter(|session| {
             !session.closing && session.slot.tenant == caller.tenant() && session.slot.env == env
         })?;
         session.used = Instant::now();
-        Some(session.slot.clone())
+        Some(session)
+    }
+
+    /// The slot of session `id`, as `seen` finds it.
+    fn find(&self, caller: &Caller, env: &str, id: &str) -> Option<Arc<Slot>> {
+        Self::seen(&mut self.open(), caller, env, id).map(|session| session.slot.clone())
     }
 
     /// Attaches a WebSocket to the session `id`: refused for an unknown session (404) and for
@@ -262,13 +280,9 @@ impl Sessions {
         env: &str,
         id: &str,
     ) -> Result<Arc<Slot>, ApiError> {
-        let slot = self
-            .find(caller, env, id)
-            .ok_or_else(|| ApiError::not_found("OpenEnv session", id))?;
         let mut open = self.open();
-        let Some(session) = open.get_mut(id) else {
-            return Err(ApiError::not_found("OpenEnv session", id));
-        };
+        let session = Self::seen(&mut open, caller, env, id)
+            .ok_or_else(|| ApiError::not_found("OpenEnv session", id))?;
         if session.attached {
             return Err(ApiError::new(
                 StatusCode::CONFLICT,
@@ -277,7 +291,7 @@ impl Sessions {
             ));
         }
         session.attached = true;
-        Ok(slot)
+        Ok(session.slot.clone())
     }
 
     /// Detaches the WebSocket of session `id`; answers its slot when the session was closed
@@ -294,11 +308,8 @@ impl Sessions {
     }
 
     fn close(&self, caller: &Caller, env: &str, id: &str) -> Closed {
-        if self.find(caller, env, id).is_none() {
-            return Closed::Unknown;
-        }
         let mut open = self.open();
-        match open.get_mut(id) {
+        match Self::seen(&mut open, caller, env, id) {
             None => Closed::Unknown,
             Some(session) if session.attached => {
                 session.closing = true;
@@ -320,7 +331,13 @@ pub(super) async fn http(
 ) -> Result<Json<Value>, ApiError> {
     served(&app, &env)?;
     let Object(request) = body?;
-    Ok(Json(answer(&app, &caller, &env, request, None).await))
+    let rpc = Rpc {
+        app: &app,
+        caller: &caller,
+        env: &env,
+        socket: None,
+    };
+    Ok(Json(rpc.answer(request).await))
 }
 
 /// The answer to an `mcp` message on an OpenEnv WebSocket whose own slot is `socket`.
@@ -332,7 +349,15 @@ pub(super) async fn message(
     socket: &Arc<Slot>,
 ) -> Value {
     let answer = match from_object::<Request>(data) {
-        Ok(request) => answer(app, caller, env, request, Some(socket)).await,
+        Ok(request) => {
+            let rpc = Rpc {
+                app,
+                caller,
+                env,
+                socket: Some(socket),
+            };
+            rpc.answer(request).await
+        }
         Err(error) => response(
             None,
             Err(RpcError::new(
@@ -342,35 +367,6 @@ pub(super) async fn message(
         ),
     };
     json!({"type": "mcp", "data": answer})
-}
-
-/// JSON-RPC's response to `request`, made on `env` by `caller` (over a WebSocket whose slot is
-/// `socket`, if it came that way).
-async fn answer(
-    app: &Arc<App>,
-    caller: &Caller,
-    env: &str,
-    request: Request,
-    socket: Option<&Arc<Slot>>,
-) -> Value {
-    let Request {
-        method, params, id, ..
-    } = request;
-    let result = match method.as_str() {
-        "openenv/session/create" => create(app, caller, env, socket),
-        "openenv/session/close" => close(app, caller, env, &params, socket).await,
-        "tools/list" => list(app, caller, env, &params, socket).await,
-        "tools/call" => call(app, caller, env, params, socket).await,
-        other => Err(RpcError::new(
-            METHOD_NOT_FOUND,
-            format!(
-                "Method not found: {other} (this is OpenEnv's MCP: openenv/session/create, \
-                 tools/list, tools/call, openenv/session/close; every episode is a full MCP \
-                 server at /v1/episodes/{{id}}/mcp)"
-            ),
-        )),
-    };
-    response(id, result)
 }
 
 fn response(id: Option<Id>, result: Result<Value, RpcError>) -> Value {
@@ -386,27 +382,6 @@ fn response(id: Option<Id>, result: Result<Value, RpcError>) -> Value {
     }
 }
 
-fn create(
-    app: &Arc<App>,
-    caller: &Caller,
-    env: &str,
-    socket: Option<&Arc<Slot>>,
-) -> Result<Value, RpcError> {
-    if let Some(slot) = socket {
-        return Ok(json!({"session_id": slot.id}));
-    }
-    let settings = app.sessions.settings();
-    let max = settings.max_open_episodes;
-    match app.openenv.create(caller, env, max, settings.episode_ttl) {
-        Ok(slot) => Ok(json!({"session_id": slot.id})),
-        Err(active) => Err(RpcError::new(
-            SERVER_ERROR,
-            format!("at capacity: {active} OpenEnv sessions are open, the most this server keeps"),
-        )
-        .with_data(json!({"active_sessions": active, "max_sessions": max}))),
-    }
-}
-
 /// The `session_id` of `params`, if it names one.
 fn session_id(params: &Map<String, Value>) -> Result<Option<&str>, RpcError> {
     match params.get("session_id") {
@@ -416,135 +391,170 @@ fn session_id(params: &Map<String, Value>) -> Result<Option<&str>, RpcError> {
     }
 }
 
-/// The slot a request acts in: the socket's, or the session its params name.
-fn slot(
-    app: &App,
-    caller: &Caller,
-    env: &str,
-    params: &Map<String, Value>,
-    socket: Option<&Arc<Slot>>,
-) -> Result<Option<Arc<Slot>>, RpcError> {
-    if let Some(slot) = socket {
-        return Ok(Some(slot.clone()));
-    }
-    match session_id(params)? {
-        None => Ok(None),
-        Some(id) => app
-            .openenv
-            .find(caller, env, id)
-            .map(Some)
-            .ok_or_else(|| RpcError::unknown_session(id)),
-    }
+/// A JSON-RPC request's context: made on `env` by `caller`, over a WebSocket whose own slot is
+/// `socket` if it came that way.
+struct Rpc<'a> {
+    app: &'a Arc<App>,
+    caller: &'a Caller,
+    env: &'a str,
+    socket: Option<&'a Arc<Slot>>,
 }
 
-async fn close(
-    app: &Arc<App>,
-    caller: &Caller,
-    env: &str,
-    params: &Map<String, Value>,
-    socket: Option<&Arc<Slot>>,
-) -> Result<Value, RpcError> {
-    let Some(id) = session_id(params)? else {
-        return Err(RpcError::new(
-            INVALID_PARAMS,
-            "Invalid params - 'session_id' is required",
-        ));
-    };
-    if socket.is_some_and(|slot| *slot.id == *id) {
-        return Err(RpcError::new(
-            INVALID_REQUEST,
-            "Cannot close active WebSocket-managed session via MCP method",
-        ));
+impl Rpc<'_> {
+    /// JSON-RPC's response to `request`.
+    async fn answer(&self, request: Request) -> Value {
+        let Request {
+            method, params, id, ..
+        } = request;
+        let result = match method.as_str() {
+            "openenv/session/create" => self.create(),
+            "openenv/session/close" => self.close(&params).await,
+            "tools/list" => self.list(&params).await,
+            "tools/call" => self.call(params).await,
+            other => Err(RpcError::new(
+                METHOD_NOT_FOUND,
+                format!(
+                    "Method not found: {other} (this is OpenEnv's MCP: openenv/session/create, \
+                     tools/list, tools/call, openenv/session/close; every episode is a full MCP \
+                     server at /v1/episodes/{{id}}/mcp)"
+                ),
+            )),
+        };
+        response(id, result)
     }
-    match app.openenv.close(caller, env, id) {
-        Closed::Ended(slot) => {
-            slot.end(app, caller).await;
-            Ok(json!({"session_id": id, "closed": true}))
+
+    fn create(&self) -> Result<Value, RpcError> {
+        if let Some(slot) = self.socket {
+            return Ok(json!({"session_id": slot.id}));
         }
-        Closed::Closing => Ok(json!({"session_id": id, "closed": false, "closing": true})),
-        Closed::Unknown => Err(RpcError::unknown_session(id)),
+        let settings = self.app.sessions.settings();
+        let max = settings.max_open_episodes;
+        match self
+            .app
+            .openenv
+            .create(self.caller, self.env, max, settings.episode_ttl)
+        {
+            Ok(slot) => Ok(json!({"session_id": slot.id})),
+            Err(active) => Err(RpcError::new(
+                SERVER_ERROR,
+                format!(
+                    "at capacity: {active} OpenEnv sessions are open, the most this server keeps"
+                ),
+            )
+            .with_data(json!({"active_sessions": active, "max_sessions": max}))),
+        }
     }
-}
 
-async fn list(
-    app: &Arc<App>,
-    caller: &Caller,
-    env: &str,
-    params: &Map<String, Value>,
-    socket: Option<&Arc<Slot>>,
-) -> Result<Value, RpcError> {
-    let loaded = served(app, env).map_err(Failure::from)?;
-    let mask = match slot(app, caller, env, params, socket)? {
-        Some(slot) => match slot.current().await {
-            Some(episode) => app
+    /// The slot a request acts in: the socket's, or the session its params name.
+    fn slot(&self, params: &Map<String, Value>) -> Result<Option<Arc<Slot>>, RpcError> {
+        if let Some(slot) = self.socket {
+            return Ok(Some(slot.clone()));
+        }
+        match session_id(params)? {
+            None => Ok(None),
+            Some(id) => self
+                .app
+                .openenv
+                .find(self.caller, self.env, id)
+                .map(Some)
+                .ok_or_else(|| RpcError::unknown_session(id)),
+        }
+    }
+
+    async fn close(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        let Some(id) = session_id(params)? else {
+            return Err(RpcError::new(
+                INVALID_PARAMS,
+                "Invalid params - 'session_id' is required",
+            ));
+        };
+        if self.socket.is_some_and(|slot| *slot.id == *id) {
+            return Err(RpcError::new(
+                INVALID_REQUEST,
+                "Cannot close active WebSocket-managed session via MCP method",
+            ));
+        }
+        match self.app.openenv.close(self.caller, self.env, id) {
+            Closed::Ended(slot) => {
+                slot.end(self.app, self.caller).await;
+                Ok(json!({"session_id": id, "closed": true}))
+            }
+            Closed::Closing => Ok(json!({"session_id": id, "closed": false, "closing": true})),
+            Closed::Unknown => Err(RpcError::unknown_session(id)),
+        }
+    }
+
+    async fn list(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        let loaded = served(self.app, self.env).map_err(Failure::from)?;
+        let episode = match self.slot(params)? {
+            Some(slot) => slot.current().await,
+            None => None,
+        };
+        let mask = match episode {
+            Some(episode) => self
+                .app
                 .sessions
-                .mask(caller, &episode)
+                .mask(self.caller, &episode)
                 .await
                 .map_err(Failure::from)?,
             None => None,
-        },
-        None => None,
-    };
-    let tools = listed_tools(&loaded, mask.as_deref());
-    Ok(json!({"tools": tools}))
-}
-
-async fn call(
-    app: &Arc<App>,
-    caller: &Caller,
-    env: &str,
-    mut params: Map<String, Value>,
-    socket: Option<&Arc<Slot>>,
-) -> Result<Value, RpcError> {
-    let Some(Value::String(name)) = params.remove("name") else {
-        return Err(RpcError::new(
-            INVALID_PARAMS,
-            "Missing 'name' in params (the tool to call, a string)",
-        ));
-    };
-    let arguments = match params.remove("arguments") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(arguments)) => arguments,
-        Some(_) => {
-            return Err(RpcError::new(INVALID_PARAMS, "'arguments' is an object"));
-        }
-    };
-    let Some(slot) = slot(app, caller, env, &params, socket)? else {
-        return Err(RpcError::new(
-            INVALID_PARAMS,
-            "tools/call acts in a session: pass the `session_id` that openenv/session/create \
-             answered",
-        ));
-    };
-    let episode = slot.episode(app, caller).await?;
-    let loaded = served(app, env).map_err(Failure::from)?;
-    let request = StepRequest {
-        action: call_action(&loaded, name.clone(), arguments),
-        request_id: None,
-        tokens: None,
-        agent: None,
-    };
-    let answer = app
-        .sessions
-        .clone()
-        .step(caller, episode, request)
-        .await
-        .map_err(|error| RpcError::from(Failure::from(error)))?;
-    let step: Value = serde_json::from_str(&answer)
-        .map_err(|error| RpcError::from(Failure::from(ApiError::internal(error))))?;
-    let text = observation_text(&step);
-    if !did_as_asked(&step) {
-        let status = step["status"].as_str().unwrap_or("failed");
-        return Err(
-            RpcError::new(SERVER_ERROR, format!("{name}: {status}: {text}")).with_data(step),
-        );
+        };
+        let tools = listed_tools(&loaded, mask.as_deref());
+        Ok(json!({"tools": tools}))
     }
-    Ok(json!({
-        "content": [{"type": "text", "text": text}],
-        "structuredContent": step,
-        "isError": false,
-        "data": step["observation"],
-    }))
+
+    async fn call(&self, mut params: Map<String, Value>) -> Result<Value, RpcError> {
+        let Some(Value::String(name)) = params.remove("name") else {
+            return Err(RpcError::new(
+                INVALID_PARAMS,
+                "Missing 'name' in params (the tool to call, a string)",
+            ));
+        };
+        let arguments = match params.remove("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(arguments)) => arguments,
+            Some(_) => {
+                return Err(RpcError::new(INVALID_PARAMS, "'arguments' is an object"));
+            }
+        };
+        let Some(slot) = self.slot(&params)? else {
+            return Err(RpcError::new(
+                INVALID_PARAMS,
+                "tools/call acts in a session: pass the `session_id` that \
+                 openenv/session/create answered",
+            ));
+        };
+        let episode = slot.episode(self.app, self.caller).await?;
+        let loaded = served(self.app, self.env).map_err(Failure::from)?;
+        let request = StepRequest {
+            action: call_action(&loaded, name.clone(), arguments),
+            request_id: None,
+            tokens: None,
+            agent: None,
+        };
+        let answer = self
+            .app
+            .sessions
+            .clone()
+            .step(self.caller, episode, request)
+            .await
+            .map_err(|error| RpcError::from(Failure::from(error)))?;
+        let step: Value = serde_json::from_str(&answer)
+            .map_err(|error| RpcError::from(Failure::from(ApiError::internal(error))))?;
+        let text = observation_text(&step);
+        if !did_as_asked(&step) {
+            let status = step["status"].as_str().unwrap_or("failed");
+            return Err(
+                RpcError::new(SERVER_ERROR, format!("{name}: {status}: {text}")).with_data(step),
+            );
+        }
+        Ok(json!({
+            "content": [{"type": "text", "text": text}],
+            "structuredContent": step,
+            "isError": false,
+            "data": step["observation"],
+        }))
+    }
 }
 
 #[cfg(test)]
