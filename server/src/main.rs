@@ -168,12 +168,28 @@ enum Command {
         )]
         db_sync: DbSync,
         /// How steps reach the server: `http` (a request per step, a connection per episode),
-        /// `ws` (the WebSocket `/v1/ws`) or `batch` (`POST /v1/steps`).
+        /// `ws` (the WebSocket `/v1/ws`), `batch` (`POST /v1/steps`) or `openenv` (OpenEnv's
+        /// WebSocket protocol, a session per episode: this server's or any OpenEnv server's).
         #[arg(long, env = "AGENTBENCH_BENCH_TRANSPORT", default_value = "http")]
         transport: loadgen::Transport,
         /// The WebSocket connections or batching clients the episodes are shared among.
         #[arg(long, env = "AGENTBENCH_BENCH_CONNECTIONS", default_value_t = 2)]
         connections: usize,
+        /// `--transport openenv`: the session socket's path, such as `/ws` for OpenEnv's own
+        /// servers.
+        #[arg(long, default_value = loadgen::OpenEnvLoad::PATH)]
+        openenv_path: String,
+        /// `--transport openenv`: the `data` of each reset, a JSON object.
+        #[arg(long, default_value = loadgen::OpenEnvLoad::RESET)]
+        openenv_reset: String,
+        /// `--transport openenv`: the `data` of each step, a JSON object, such as
+        /// `{"type":"call_tool","tool_name":"echo_message","arguments":{"message":"hi"}}`.
+        #[arg(long, default_value = loadgen::OpenEnvLoad::ACTION)]
+        openenv_action: String,
+        /// The process id of the `--server`, so that its processor time per step is measured
+        /// too (any local server: this one, or another that speaks the same protocol).
+        #[arg(long, requires = "server")]
+        server_pid: Option<u32>,
         /// Print the report as JSON.
         #[arg(long, env = "AGENTBENCH_BENCH_JSON")]
         json: bool,
@@ -998,6 +1014,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             db_sync,
             transport,
             connections,
+            openenv_path,
+            openenv_reset,
+            openenv_action,
+            server_pid,
             json,
         } => {
             let settings = LoadSettings {
@@ -1009,6 +1029,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 db_sync,
                 transport,
                 connections,
+                openenv: loadgen::OpenEnvLoad {
+                    path: openenv_path,
+                    reset: openenv_reset,
+                    action: openenv_action,
+                },
+                server_pid,
             };
             bench(&settings, json)?
         }

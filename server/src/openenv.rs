@@ -22,6 +22,7 @@
 //! `mcp` messages on the WebSocket) has sessions that a WebSocket can share: see [`mcp`].
 
 mod mcp;
+mod step_text;
 
 pub(crate) use mcp::Sessions;
 
@@ -31,7 +32,8 @@ use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse as _, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
@@ -45,7 +47,7 @@ use crate::api_error::ApiError;
 use crate::auth::Caller;
 use crate::ids::EpisodeId;
 use crate::requests::{CreateEpisode, StepRequest, from_object};
-use crate::sessions::{SessionError, step_reward};
+use crate::sessions::SessionError;
 
 /// The OpenEnv routes of every served env.
 pub(crate) fn routes() -> Router<Arc<App>> {
@@ -333,17 +335,17 @@ async fn reset(app: &Arc<App>, caller: &Caller, env: &str, reset: Reset) -> Resu
     ))
 }
 
-/// Takes one action on `episode`; answers OpenEnv's step result.
+/// Takes one action on `episode`; answers OpenEnv's step result as JSON text.
 async fn step(
     app: &Arc<App>,
     caller: &Caller,
     episode: &EpisodeId,
     action: Value,
     request_id: Option<String>,
-) -> Result<Value, Failure> {
+) -> Result<String, Failure> {
     let action = match parse_action(action)? {
         Parsed::Step(action) => action,
-        Parsed::ListTools => return list_tools(app, caller, episode).await,
+        Parsed::ListTools => return Ok(list_tools(app, caller, episode).await?.to_string()),
     };
     let request = StepRequest {
         action,
@@ -356,8 +358,7 @@ async fn step(
         .clone()
         .step(caller, episode.clone(), request)
         .await?;
-    let step: Value = serde_json::from_str(&answer).map_err(ApiError::internal)?;
-    Ok(step_result(episode, step))
+    Ok(step_text::step_result(episode, &answer).map_err(ApiError::internal)?)
 }
 
 /// The tools of `episode`'s env with their JSON Schemas, and the mask for its next action.
@@ -387,45 +388,6 @@ async fn list_tools(
         Value::Null,
         done,
     ))
-}
-
-/// A recorded step as OpenEnv's step result.
-fn step_result(episode: &EpisodeId, mut step: Value) -> Value {
-    let done = step["terminated"] == true || step["truncated"] == true;
-    let step_reward = step_reward(&step);
-    let outcome_reward = done.then(|| outcome_reward(&step["outcome"]));
-    let reward = match (step_reward, outcome_reward) {
-        (None, None) => Value::Null,
-        (step, outcome) => json!(step.unwrap_or(0.0) + outcome.unwrap_or(0.0)),
-    };
-    let observation = step["observation"].take();
-    let mut extras = Map::new();
-    extras.insert("episode_id".to_owned(), json!(episode));
-    if let Value::Object(fields) = step {
-        for (field, value) in fields {
-            if !matches!(field.as_str(), "timings" | "mask" | "observation") {
-                extras.insert(field, value);
-            }
-        }
-    }
-    extras.insert("step_reward".to_owned(), json!(step_reward));
-    extras.insert("outcome_reward".to_owned(), json!(outcome_reward));
-    observation_result(&observation, extras, reward, done)
-}
-
-/// An episode's outcome as a reward: 1 when every success check passed and no harm was done,
-/// -1 when harm was done, 0 otherwise (and when the env failed to give one).
-fn outcome_reward(outcome: &Value) -> f64 {
-    let harmed = outcome["harms"]
-        .as_array()
-        .is_some_and(|harms| !harms.is_empty());
-    if harmed {
-        -1.0
-    } else if outcome["success"] == true {
-        1.0
-    } else {
-        0.0
-    }
 }
 
 /// OpenEnv's result: the observation (an object; anything else as its `content`) with
@@ -480,20 +442,20 @@ async fn http_step(
     caller: Caller,
     Path(env): Path<String>,
     body: Result<Object<HttpStep>, ApiError>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     served(&app, &env)?;
     let Object(body) = body?;
     of_env(&app, &caller, &env, &body.episode_id).await?;
-    http_answer(
-        step(
-            &app,
-            &caller,
-            &body.episode_id,
-            body.action,
-            body.request_id,
-        )
-        .await,
+    let result = step(
+        &app,
+        &caller,
+        &body.episode_id,
+        body.action,
+        body.request_id,
     )
+    .await
+    .map_err(|failure| failure.error)?;
+    Ok(([(CONTENT_TYPE, "application/json")], result).into_response())
 }
 
 async fn http_state(
@@ -607,7 +569,7 @@ async fn session(
                         None => Err(no_episode()),
                         Some(episode) => {
                             step(app, caller, &episode, data, None).await.map(|result| {
-                                json!({"type": "observation", "data": result}).to_string()
+                                format!(r#"{{"type":"observation","data":{result}}}"#)
                             })
                         }
                     },

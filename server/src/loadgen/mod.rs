@@ -1,12 +1,14 @@
 //! `agentbench bench`: a load generator that measures a server's episode-creation latency, step
 //! throughput and latency, and resident memory per open episode.
 //!
-//! The bench drives a server over real HTTP/1.1 with keep-alive connections, either one given by
-//! URL or one it spawns as a child process (`agentbench serve` on a loopback port), and whose
+//! The bench drives a server over real HTTP/1.1 with keep-alive connections, its WebSocket or
+//! batches, or OpenEnv's WebSocket protocol (any OpenEnv server's), either a server given by URL
+//! or one it spawns as a child process (`agentbench serve` on a loopback port), and whose
 //! resident memory it can then read from `/proc`.
 
 mod client;
 mod fast_paths;
+mod openenv;
 mod phases;
 mod procfs;
 mod report;
@@ -18,7 +20,8 @@ use anyhow::bail;
 
 use crate::store::DbSync;
 use client::{Api, base_url};
-use phases::{create_client_episodes, delete_all, measure_memory, step_all};
+pub use openenv::OpenEnvLoad;
+use phases::{Clients, create_client_episodes, delete_all, measure_memory, step_all};
 pub use report::{
     CleanupReport, CpuReport, LatencySummary, LoadReport, MemoryReport, ResetReport, StepReport,
 };
@@ -57,8 +60,12 @@ pub struct LoadSettings {
     /// How the clients' steps reach the server.
     pub transport: Transport,
     /// The WebSocket connections or batching clients the episodes are shared among (the fast
-    /// paths); HTTP has a connection per episode.
+    /// paths); HTTP has a connection per episode, OpenEnv a session per episode.
     pub connections: usize,
+    /// What the OpenEnv transport sends, and where.
+    pub openenv: OpenEnvLoad,
+    /// The process of a given server (`server`), whose processor time is then measured too.
+    pub server_pid: Option<u32>,
 }
 
 /// How the bench's steps reach the server.
@@ -70,6 +77,8 @@ pub enum Transport {
     Socket,
     /// `POST /v1/steps`, one step of each episode per batch.
     Batch,
+    /// OpenEnv's WebSocket protocol, a session per episode, one step in flight on each.
+    OpenEnv,
 }
 
 impl Transport {
@@ -78,6 +87,7 @@ impl Transport {
             Transport::Http => "http",
             Transport::Socket => "ws",
             Transport::Batch => "batch",
+            Transport::OpenEnv => "openenv",
         }
     }
 }
@@ -86,10 +96,15 @@ impl std::str::FromStr for Transport {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Transport, String> {
-        [Transport::Http, Transport::Socket, Transport::Batch]
-            .into_iter()
-            .find(|transport| transport.as_str() == text)
-            .ok_or_else(|| format!("expected `http`, `ws` or `batch`, got `{text}`"))
+        [
+            Transport::Http,
+            Transport::Socket,
+            Transport::Batch,
+            Transport::OpenEnv,
+        ]
+        .into_iter()
+        .find(|transport| transport.as_str() == text)
+        .ok_or_else(|| format!("expected `http`, `ws`, `batch` or `openenv`, got `{text}`"))
     }
 }
 
@@ -104,6 +119,8 @@ impl Default for LoadSettings {
             db_sync: DbSync::Full,
             transport: Transport::Http,
             connections: 2,
+            openenv: OpenEnvLoad::default(),
+            server_pid: None,
         }
     }
 }
@@ -122,14 +139,29 @@ pub async fn run(settings: &LoadSettings) -> anyhow::Result<LoadReport> {
     };
     let api = Api::new(base.clone());
 
-    progress(&format!("creating {} episodes", settings.concurrency));
-    let (ids, resets) = create_client_episodes(&api, settings.concurrency).await?;
+    let (clients, resets) = if settings.transport == Transport::OpenEnv {
+        let url = format!("{}{}", base.replacen("http://", "ws://", 1), settings.openenv.path);
+        progress(&format!(
+            "opening {} OpenEnv sessions at {url}",
+            settings.concurrency
+        ));
+        let (sessions, resets) =
+            openenv::open_sessions(&url, &settings.openenv, settings.concurrency).await?;
+        (Clients::Sessions(sessions), resets)
+    } else {
+        progress(&format!("creating {} episodes", settings.concurrency));
+        let (ids, resets) = create_client_episodes(&api, settings.concurrency).await?;
+        (Clients::Episodes(ids), resets)
+    };
     progress(&format!(
         "stepping for {:?} of warm-up and {:?} measured",
         settings.warmup, settings.duration
     ));
-    let server_pid = spawned.as_ref().map(SpawnedServer::pid);
-    let steps = step_all(&api, &ids, server_pid, settings).await;
+    let server_pid = spawned
+        .as_ref()
+        .map(SpawnedServer::pid)
+        .or(settings.server_pid);
+    let (steps, ids) = step_all(&api, clients, server_pid, settings).await;
     let memory = match &spawned {
         None => MemoryReport::Skipped {
             reason: "the server was not spawned by the bench (--server)".to_owned(),
@@ -139,15 +171,23 @@ pub async fn run(settings: &LoadSettings) -> anyhow::Result<LoadReport> {
         },
         Some(server) => measure_memory(&api, server.pid(), settings).await,
     };
-    progress(&format!("deleting {} episodes", ids.len()));
-    let cleanup = delete_all(&api, ids).await;
+    // An OpenEnv session's episode is the session's: closing the session ended it.
+    let cleanup = if ids.is_empty() {
+        None
+    } else {
+        progress(&format!("deleting {} episodes", ids.len()));
+        Some(delete_all(&api, ids).await)
+    };
     Ok(LoadReport {
         server: base,
         spawned: spawned.is_some(),
         db_sync: spawned.is_some().then_some(settings.db_sync.as_str()),
         concurrency: settings.concurrency,
         transport: settings.transport.as_str(),
-        connections: (settings.transport != Transport::Http).then_some(settings.connections),
+        connections: matches!(settings.transport, Transport::Socket | Transport::Batch)
+            .then_some(settings.connections),
+        openenv_path: (settings.transport == Transport::OpenEnv)
+            .then(|| settings.openenv.path.clone()),
         resets,
         steps,
         memory,
@@ -161,6 +201,9 @@ fn validate(settings: &LoadSettings) -> anyhow::Result<()> {
     }
     if settings.duration.is_zero() {
         bail!("expected a measured duration above zero, got 0s");
+    }
+    if settings.transport == Transport::OpenEnv {
+        settings.openenv.validate()?;
     }
     Ok(())
 }

@@ -13,6 +13,7 @@ use hyper::body::Bytes;
 
 use super::client::{Api, Reconnecting};
 use super::fast_paths::{batch_loop, socket_loop};
+use super::openenv::{Socket, session_loop};
 use super::procfs::{cpu_seconds, resident_bytes};
 use super::report::{CleanupReport, CpuReport, MemoryReport, ResetReport, StepReport, summarize};
 use super::{BULK_IN_FLIGHT, LoadSettings, MEMORY_BUDGET_BYTES, STEP_ACTION, Transport, progress};
@@ -71,22 +72,44 @@ impl ClientTally {
     }
 }
 
-/// Phase 2: every client steps its own episode (over HTTP), or the clients' episodes are
-/// shared out among the connections of the fast path, until the warm-up and the measured
-/// window are over; only steps started inside the window are measured.
+/// What phase 1 opened for the clients to step.
+pub(super) enum Clients {
+    /// Episodes created over REST, by id.
+    Episodes(Vec<String>),
+    /// OpenEnv sessions, each reset.
+    Sessions(Vec<Socket>),
+}
+
+/// Phase 2: every client steps its own episode (over HTTP or its OpenEnv session), or the
+/// clients' episodes are shared out among the connections of the fast path, until the warm-up
+/// and the measured window are over; only steps started inside the window are measured.
+/// Returns the report and the ids of the episodes created over REST, which are the bench's to
+/// delete.
 pub(super) async fn step_all(
     api: &Api,
-    ids: &[String],
+    clients: Clients,
     server_pid: Option<u32>,
     settings: &LoadSettings,
-) -> StepReport {
+) -> (StepReport, Vec<String>) {
     let measure_from = Instant::now() + settings.warmup;
     let measure_until = measure_from + settings.duration;
     let mut tasks = tokio::task::JoinSet::new();
-    let shares = ids.chunks(ids.len().div_ceil(settings.connections.max(1)));
+    let ids = match clients {
+        Clients::Episodes(ids) => ids,
+        Clients::Sessions(sessions) => {
+            for socket in sessions {
+                let load = settings.openenv.clone();
+                tasks.spawn(session_loop(socket, load, measure_from, measure_until));
+            }
+            Vec::new()
+        }
+    };
+    let shares = ids.chunks(ids.len().div_ceil(settings.connections.max(1)).max(1));
     match settings.transport {
+        // The sessions are stepping already.
+        Transport::OpenEnv => {}
         Transport::Http => {
-            for id in ids {
+            for id in &ids {
                 let api = api.clone();
                 let id = id.clone();
                 tasks.spawn(async move { step_loop(&api, &id, measure_from, measure_until).await });
@@ -134,7 +157,7 @@ pub(super) async fn step_all(
         server_us_per_step: per_step(server_before, server_cpu()),
         bench_us_per_step: per_step(bench_before, cpu_seconds("self")),
     };
-    StepReport {
+    let report = StepReport {
         count,
         errors: total.errors,
         first_error: total.first_error,
@@ -146,7 +169,8 @@ pub(super) async fn step_all(
         },
         latency: summarize(total.latencies_us),
         cpu,
-    }
+    };
+    (report, ids)
 }
 
 async fn step_loop(

@@ -18,19 +18,25 @@ pub struct LoadReport {
     pub db_sync: Option<&'static str>,
     /// Clients stepping at once, each with its own episode.
     pub concurrency: usize,
-    /// How the steps reached the server: `http`, `ws` or `batch`.
+    /// How the steps reached the server: `http`, `ws`, `batch` or `openenv`.
     pub transport: &'static str,
     /// The WebSocket connections or batching clients of a fast path.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connections: Option<usize>,
-    /// Creating one episode per client, all at once.
+    /// The OpenEnv session socket's path, for `openenv`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub openenv_path: Option<String>,
+    /// Creating one episode per client, all at once (over OpenEnv: opening and resetting a
+    /// session per client).
     pub resets: ResetReport,
     /// Stepping the clients' episodes.
     pub steps: StepReport,
     /// Resident memory per open episode.
     pub memory: MemoryReport,
-    /// Deleting the clients' episodes at the end.
-    pub cleanup: CleanupReport,
+    /// Deleting the clients' episodes at the end; `None` over OpenEnv, where closing a session
+    /// ends its episode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cleanup: Option<CleanupReport>,
 }
 
 /// Latency percentiles over a set of requests, in microseconds (nearest rank).
@@ -43,7 +49,7 @@ pub struct LatencySummary {
     pub max_us: u32,
 }
 
-/// Phase 1: `POST /v1/episodes`, one per client, concurrently.
+/// Phase 1: `POST /v1/episodes` (or an OpenEnv session's reset), one per client, concurrently.
 #[derive(Debug, Clone, Serialize)]
 pub struct ResetReport {
     /// Wall-clock time until the last episode was created.
@@ -141,9 +147,13 @@ impl fmt::Display for LoadReport {
             Some(connections) => format!("{} over {connections} connections", self.transport),
             None => self.transport.to_owned(),
         };
+        let stepped = match &self.openenv_path {
+            Some(path) => format!("OpenEnv sessions at {path}"),
+            None => format!("env {ENV}, episodes"),
+        };
         writeln!(
             f,
-            "server   {} ({origin}), env {ENV}, {} episodes stepped by {transport}",
+            "server   {} ({origin}), {} {stepped} stepped by {transport}",
             self.server, self.concurrency
         )?;
         writeln!(
@@ -168,11 +178,14 @@ impl fmt::Display for LoadReport {
             cpu(steps.cpu.bench_us_per_step)
         )?;
         writeln!(f, "memory   {}", self.memory)?;
-        write!(
-            f,
-            "cleanup  {} episodes deleted, {} failed",
-            self.cleanup.deleted, self.cleanup.failed
-        )
+        match &self.cleanup {
+            Some(cleanup) => write!(
+                f,
+                "cleanup  {} episodes deleted, {} failed",
+                cleanup.deleted, cleanup.failed
+            ),
+            None => write!(f, "cleanup  each OpenEnv session was closed"),
+        }
     }
 }
 

@@ -179,7 +179,12 @@ pub(super) fn trajectory(row: &EpisodeRow, steps: Vec<Value>) -> Result<Value, S
 /// A step's reward as the API shows the step: the mean of its scorers' rewards, leaving out the
 /// scorers that could not judge it (`unmeasured`); `None` when none did.
 pub fn step_reward(step: &Value) -> Option<f64> {
-    let rewards: Vec<f64> = step["scores"]
+    scores_reward(&step["scores"])
+}
+
+/// The reward of a step whose `scores` are `scores`: see `step_reward`.
+pub fn scores_reward(scores: &Value) -> Option<f64> {
+    let rewards: Vec<f64> = scores
         .as_array()
         .into_iter()
         .flatten()
