@@ -567,11 +567,9 @@ async fn session(
                     }
                     Some("step") => match slot.current().await {
                         None => Err(no_episode()),
-                        Some(episode) => {
-                            step(app, caller, &episode, data, None).await.map(|result| {
-                                format!(r#"{{"type":"observation","data":{result}}}"#)
-                            })
-                        }
+                        Some(episode) => step(app, caller, &episode, data, None)
+                            .await
+                            .map(|result| format!(r#"{{"type":"observation","data":{result}}}"#)),
                     },
                     Some("state") => match slot.current().await {
                         None => Err(no_episode()),

@@ -140,7 +140,11 @@ pub async fn run(settings: &LoadSettings) -> anyhow::Result<LoadReport> {
     let api = Api::new(base.clone());
 
     let (clients, resets) = if settings.transport == Transport::OpenEnv {
-        let url = format!("{}{}", base.replacen("http://", "ws://", 1), settings.openenv.path);
+        let url = format!(
+            "{}{}",
+            base.replacen("http://", "ws://", 1),
+            settings.openenv.path
+        );
         progress(&format!(
             "opening {} OpenEnv sessions at {url}",
             settings.concurrency

@@ -110,7 +110,10 @@ fn push_field(object: &mut String, key: &str, value: &str) {
 /// Appends `"key":`.
 fn push_key(object: &mut String, key: &str) {
     // A key that JSON would escape is written escaped; the rest (every key of ours) as it is.
-    if key.bytes().any(|byte| byte < 0x20 || byte == b'"' || byte == b'\\') {
+    if key
+        .bytes()
+        .any(|byte| byte < 0x20 || byte == b'"' || byte == b'\\')
+    {
         object.push_str(&serde_json::to_string(key).expect("a string serializes"));
     } else {
         object.push('"');

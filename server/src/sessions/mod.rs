@@ -38,8 +38,8 @@ use crate::requests::{AgentNote, CreateEpisode, StepRequest};
 use crate::store::{EpisodeRow, EpisodeState, Grant, Lease, StepRow, Store, StoreError};
 pub use pool::RestoreError;
 use pool::{EpisodeHandle, Live, OpenEpisode, Owner, Pool};
-pub use views::{scores_reward, step_reward};
 use views::{Created, RecordedStep, stored_step, with_fields};
+pub use views::{scores_reward, step_reward};
 
 /// Why a request on the episodes could not be done.
 #[derive(Debug, thiserror::Error)]
