@@ -12,7 +12,7 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use super::phases::{ClientTally, micros};
+use super::phases::{ClientTally, join_opened, micros};
 use super::report::{ResetReport, summarize};
 
 pub(super) type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -109,20 +109,7 @@ pub(super) async fn open_sessions(
             anyhow::Ok((socket, micros(sent.elapsed())))
         });
     }
-    let mut sockets = Vec::with_capacity(n_clients);
-    let mut latencies = Vec::with_capacity(n_clients);
-    let mut first_error = None;
-    while let Some(joined) = tasks.join_next().await {
-        match joined.context("a session-opening task failed") {
-            Ok(Ok((socket, latency))) => {
-                sockets.push(socket);
-                latencies.push(latency);
-            }
-            Ok(Err(error)) | Err(error) => {
-                first_error.get_or_insert(error);
-            }
-        }
-    }
+    let (sockets, latencies, first_error) = join_opened(tasks, "a session-opening task").await;
     if let Some(error) = first_error {
         for socket in sockets {
             close(socket).await;

@@ -34,20 +34,7 @@ pub(super) async fn create_client_episodes(
             anyhow::Ok((id, micros(sent.elapsed())))
         });
     }
-    let mut ids = Vec::with_capacity(n_clients);
-    let mut latencies = Vec::with_capacity(n_clients);
-    let mut first_error = None;
-    while let Some(joined) = tasks.join_next().await {
-        match joined.context("an episode-creating task failed") {
-            Ok(Ok((id, latency))) => {
-                ids.push(id);
-                latencies.push(latency);
-            }
-            Ok(Err(error)) | Err(error) => {
-                first_error.get_or_insert(error);
-            }
-        }
-    }
+    let (ids, latencies, first_error) = join_opened(tasks, "an episode-creating task").await;
     let seconds = started.elapsed().as_secs_f64();
     if let Some(error) = first_error {
         delete_all(api, ids).await;
@@ -55,6 +42,27 @@ pub(super) async fn create_client_episodes(
     }
     let latency = summarize(latencies);
     Ok((ids, ResetReport { seconds, latency }))
+}
+
+/// Waits for every task of `tasks` (each opening one client's episode or session and timing it);
+/// returns what they opened, their latencies, and the first failure.
+pub(super) async fn join_opened<T: 'static>(
+    mut tasks: tokio::task::JoinSet<anyhow::Result<(T, u32)>>,
+    what: &str,
+) -> (Vec<T>, Vec<u32>, Option<anyhow::Error>) {
+    let (mut opened, mut latencies, mut first_error) = (Vec::new(), Vec::new(), None);
+    while let Some(joined) = tasks.join_next().await {
+        match joined.with_context(|| format!("{what} failed")) {
+            Ok(Ok((item, latency))) => {
+                opened.push(item);
+                latencies.push(latency);
+            }
+            Ok(Err(error)) | Err(error) => {
+                first_error.get_or_insert(error);
+            }
+        }
+    }
+    (opened, latencies, first_error)
 }
 
 /// What one stepping client saw.
