@@ -282,6 +282,16 @@ mod tests {
     }
 
     #[test]
+    fn keys_with_escapes_are_written_escaped() {
+        let answer =
+            r#"{"index": 0, "observation": {"a\"b": 1, "c\u00e9": 2}, "terminated": false}"#;
+        let text = step_result(&episode(), answer).unwrap();
+        let step: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(step["observation"]["a\"b"], 1);
+        assert_eq!(step["observation"]["c\u{e9}"], 2);
+    }
+
+    #[test]
     fn an_unscored_step_that_goes_on_has_no_reward() {
         let answer = json!({"index": 0, "observation": {}, "terminated": false, "scores": []});
         let step = result(&answer);
