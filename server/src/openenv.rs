@@ -311,8 +311,13 @@ fn parse_action(action: Value) -> Result<Parsed, Failure> {
     }
 }
 
-/// Starts an episode; answers OpenEnv's reset result.
-async fn reset(app: &Arc<App>, caller: &Caller, env: &str, reset: Reset) -> Result<Value, Failure> {
+/// Starts an episode; answers its id and OpenEnv's reset result as JSON text.
+async fn reset(
+    app: &Arc<App>,
+    caller: &Caller,
+    env: &str,
+    reset: Reset,
+) -> Result<(EpisodeId, String), Failure> {
     let request = CreateEpisode {
         env: env.to_owned(),
         task: reset.task,
@@ -326,12 +331,14 @@ async fn reset(app: &Arc<App>, caller: &Caller, env: &str, reset: Reset) -> Resu
         extras.insert(field.to_owned(), created[field].clone());
     }
     let episode = extras.remove("id").unwrap_or_default();
+    let id = episode
+        .as_str()
+        .map(EpisodeId::from)
+        .ok_or_else(|| ApiError::internal("a created episode has no id"))?;
     extras.insert("episode_id".to_owned(), episode);
-    Ok(observation_result(
-        &created["observation"],
-        extras,
-        Value::Null,
-        false,
+    Ok((
+        id,
+        observation_result(&created["observation"], extras, false)?,
     ))
 }
 
@@ -345,7 +352,7 @@ async fn step(
 ) -> Result<String, Failure> {
     let action = match parse_action(action)? {
         Parsed::Step(action) => action,
-        Parsed::ListTools => return Ok(list_tools(app, caller, episode).await?.to_string()),
+        Parsed::ListTools => return list_tools(app, caller, episode).await,
     };
     let request = StepRequest {
         action,
@@ -361,12 +368,13 @@ async fn step(
     Ok(step_text::step_result(episode, &answer).map_err(ApiError::internal)?)
 }
 
-/// The tools of `episode`'s env with their JSON Schemas, and the mask for its next action.
+/// The tools of `episode`'s env with their JSON Schemas, and the mask for its next action, as
+/// JSON text.
 async fn list_tools(
     app: &Arc<App>,
     caller: &Caller,
     episode: &EpisodeId,
-) -> Result<Value, Failure> {
+) -> Result<String, Failure> {
     let env = app.sessions.env_of(caller, episode).await?;
     let tools: Vec<Value> = env
         .manifest()
@@ -382,30 +390,21 @@ async fn list_tools(
     if let Some(mask) = mask {
         extras.insert("action_mask".to_owned(), json!(mask));
     }
-    Ok(observation_result(
-        &json!({"tools": tools}),
-        extras,
-        Value::Null,
-        done,
-    ))
+    observation_result(&json!({"tools": tools}), extras, done)
 }
 
-/// OpenEnv's result: the observation (an object; anything else as its `content`) with
-/// `metadata` inside, the reward and whether the episode is done, and the metadata again at the
-/// top, as OpenEnv's own servers send it.
+/// OpenEnv's result for an answer without a reward (a reset's, the tools'), as JSON text:
+/// see `step_text::result_text`.
 fn observation_result(
     observation: &Value,
     extras: Map<String, Value>,
-    reward: Value,
     done: bool,
-) -> Value {
-    let mut observation = match observation {
-        Value::Object(fields) => fields.clone(),
-        other => Map::from_iter([("content".to_owned(), other.clone())]),
-    };
-    let metadata = Value::Object(extras);
-    observation.insert("metadata".to_owned(), metadata.clone());
-    json!({"observation": observation, "reward": reward, "done": done, "metadata": metadata})
+) -> Result<String, Failure> {
+    let metadata = Value::Object(extras).to_string();
+    Ok(
+        step_text::result_text(&observation.to_string(), &metadata, None, done)
+            .map_err(ApiError::internal)?,
+    )
 }
 
 /// OpenEnv's state of `episode`: `episode_id` and `step_count`, and ours.
@@ -426,15 +425,25 @@ fn http_answer(answer: Result<Value, Failure>) -> Result<Json<Value>, ApiError> 
     answer.map(Json).map_err(|failure| failure.error)
 }
 
+/// An answer already written as JSON text.
+fn http_text(answer: Result<String, Failure>) -> Result<Response, ApiError> {
+    let text = answer.map_err(|failure| failure.error)?;
+    Ok(([(CONTENT_TYPE, "application/json")], text).into_response())
+}
+
 async fn http_reset(
     State(app): State<Arc<App>>,
     caller: Caller,
     Path(env): Path<String>,
     body: Result<Option<Object<Reset>>, ApiError>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     served(&app, &env)?;
     let body = body?.map(|Object(body)| body).unwrap_or_default();
-    http_answer(reset(&app, &caller, &env, body).await)
+    http_text(
+        reset(&app, &caller, &env, body)
+            .await
+            .map(|(_, result)| result),
+    )
 }
 
 async fn http_step(
@@ -446,16 +455,16 @@ async fn http_step(
     served(&app, &env)?;
     let Object(body) = body?;
     of_env(&app, &caller, &env, &body.episode_id).await?;
-    let result = step(
-        &app,
-        &caller,
-        &body.episode_id,
-        body.action,
-        body.request_id,
+    http_text(
+        step(
+            &app,
+            &caller,
+            &body.episode_id,
+            body.action,
+            body.request_id,
+        )
+        .await,
     )
-    .await
-    .map_err(|failure| failure.error)?;
-    Ok(([(CONTENT_TYPE, "application/json")], result).into_response())
 }
 
 async fn http_state(
@@ -560,7 +569,7 @@ async fn session(
                         };
                         match body {
                             Ok(body) => slot.reset(app, caller, body).await.map(|result| {
-                                json!({"type": "observation", "data": result}).to_string()
+                                format!(r#"{{"type":"observation","data":{result}}}"#)
                             }),
                             Err(failure) => Err(failure),
                         }

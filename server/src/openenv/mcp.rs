@@ -147,43 +147,43 @@ impl Slot {
     }
 
     /// Starts a new episode in the slot, abandoning the one before if it is still open;
-    /// answers OpenEnv's reset result.
+    /// answers OpenEnv's reset result as JSON text.
     pub(super) async fn reset(
         &self,
         app: &Arc<App>,
         caller: &Caller,
         reset: Reset,
-    ) -> Result<Value, Failure> {
+    ) -> Result<String, Failure> {
         let mut episode = self.episode.lock().await;
-        self.start(&mut episode, app, caller, reset).await
+        let (_, result) = self.start(&mut episode, app, caller, reset).await?;
+        Ok(result)
     }
 
     /// The episode in the slot, started as a reset without arguments would if there is none.
     async fn episode(&self, app: &Arc<App>, caller: &Caller) -> Result<EpisodeId, Failure> {
         let mut episode = self.episode.lock().await;
-        if episode.is_none() {
-            self.start(&mut episode, app, caller, Reset::default())
-                .await?;
+        match &*episode {
+            Some(id) => Ok(id.clone()),
+            None => Ok(self
+                .start(&mut episode, app, caller, Reset::default())
+                .await?
+                .0),
         }
-        episode
-            .clone()
-            .ok_or_else(|| Failure::from(ApiError::internal("a reset named no episode")))
     }
 
-    /// `reset` on the slot's episode, held locked.
+    /// `reset` on the slot's episode, held locked; answers the new episode's id and OpenEnv's
+    /// reset result as JSON text.
     async fn start(
         &self,
         episode: &mut Option<EpisodeId>,
         app: &Arc<App>,
         caller: &Caller,
         reset: Reset,
-    ) -> Result<Value, Failure> {
+    ) -> Result<(EpisodeId, String), Failure> {
         abandon(app, caller, episode.take()).await;
-        let result = super::reset(app, caller, &self.env, reset).await?;
-        *episode = result["metadata"]["episode_id"]
-            .as_str()
-            .map(EpisodeId::from);
-        Ok(result)
+        let (id, result) = super::reset(app, caller, &self.env, reset).await?;
+        *episode = Some(id.clone());
+        Ok((id, result))
     }
 
     /// Abandons the slot's episode if it is still open.

@@ -2,7 +2,8 @@
 //! the step's fields are copied as they were recorded, and only the few that decide the reward
 //! and `done` are parsed. (A step's answer is mostly the env's observation; building the result
 //! as `Value`s and writing it out again cost about a third of the server's time per step on an
-//! OpenEnv socket.)
+//! OpenEnv socket.) `result_text` writes the result's shape for every answer: steps, resets and
+//! tool lists.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -58,7 +59,19 @@ pub(super) fn step_result(episode: &EpisodeId, answer: &str) -> serde_json::Resu
     metadata.push('}');
 
     let observation = step.get("observation").map_or("null", RawValue::get);
-    let mut result = String::with_capacity(answer.len() + metadata.len() + 64);
+    result_text(observation, &metadata, reward, done)
+}
+
+/// OpenEnv's result from JSON texts: the observation (an object; anything else as its
+/// `content`) with `metadata` inside, the reward and whether the episode is done, and the
+/// metadata again at the top, as OpenEnv's own servers send it.
+pub(super) fn result_text(
+    observation: &str,
+    metadata: &str,
+    reward: Option<f64>,
+    done: bool,
+) -> serde_json::Result<String> {
+    let mut result = String::with_capacity(observation.len() + 2 * metadata.len() + 64);
     result.push_str(r#"{"observation":{"#);
     if observation.starts_with('{') {
         let fields: Fields<'_> = serde_json::from_str(observation)?;
@@ -74,13 +87,13 @@ pub(super) fn step_result(episode: &EpisodeId, answer: &str) -> serde_json::Resu
         result.push(',');
     }
     result.push_str(r#""metadata":"#);
-    result.push_str(&metadata);
+    result.push_str(metadata);
     result.push_str(r#"},"reward":"#);
     result.push_str(&serde_json::to_string(&reward)?);
     result.push_str(r#","done":"#);
     result.push_str(if done { "true" } else { "false" });
     result.push_str(r#","metadata":"#);
-    result.push_str(&metadata);
+    result.push_str(metadata);
     result.push('}');
     Ok(result)
 }
