@@ -102,9 +102,9 @@ pub(super) async fn open_sessions(
             let (mut socket, _) = tokio_tungstenite::connect_async(url.as_str())
                 .await
                 .with_context(|| format!("cannot open an OpenEnv session at {url}"))?;
-            let answer = exchange(&mut socket, &reset).await?;
-            if answer.0.kind != "observation" {
-                bail!("the server refused a reset: {}", answer.1);
+            let (answer, text) = exchange(&mut socket, &reset).await?;
+            if answer.kind != "observation" {
+                bail!("the server refused a reset: {text}");
             }
             anyhow::Ok((socket, micros(sent.elapsed())))
         });
