@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 
 from . import policy as policies
+from .prefix import PrefixCache
 from .server import Worker, serve
 
 
@@ -33,6 +34,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lora", type=int, default=0,
                         help="train rank-N LoRA adapters on the attention projections instead of every "
                              "weight (0: full fine-tune)")
+    parser.add_argument("--prefix-cache", type=int, default=policies.DEFAULT_PREFIXES,
+                        help="how many generations' KV caches to keep, so that a prompt sharing a "
+                             "prefix with one of them reads only the rest (0: none)")
     args = parser.parse_args(argv)
 
     if args.threads:
@@ -43,6 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     device = policies.pick_device(args.device)
     policy = policies.load(args.model, device, getattr(torch, args.dtype), args.seed, args.name,
                            args.lora)
+    policy.prefixes = PrefixCache(args.prefix_cache)
     worker = Worker(policy, args.checkpoints, args.lr, reference=not args.no_reference)
 
     def ready(port: int) -> None:

@@ -128,9 +128,10 @@ def parse_reply(text: str) -> tuple[str | None, list[dict]]:
 
 
 def sample(policy: Policy, prompt: list[int], max_tokens: int, temperature: float, top_p: float,
-           seed: int | None) -> tuple[list[int], list[float], str]:
-    """Samples a reply: its token ids, their log-probabilities and the finish reason
-    (``stop`` at the end-of-turn token, ``length`` at `max_tokens`)."""
+           seed: int | None) -> tuple[list[int], list[float], str, int]:
+    """Samples a reply: its token ids, their log-probabilities, the finish reason (``stop`` at
+    the end-of-turn token, ``length`` at `max_tokens`) and how many prompt tokens the prefix
+    cache spared reading."""
     model, device = policy.model, policy.device
     eos = policy.tokenizer.eos_token_id
     generator = torch.Generator(device="cpu")
@@ -139,9 +140,12 @@ def sample(policy: Policy, prompt: list[int], max_tokens: int, temperature: floa
     ids: list[int] = []
     logprobs: list[float] = []
     finish = "length"
+    cached, cache = policy.prefixes.take(prompt)
     with torch.no_grad():
-        out = model(input_ids=torch.tensor([prompt], device=device), use_cache=True)
-        for _ in range(max_tokens):
+        # Only the last position's logits start the reply.
+        out = model(input_ids=torch.tensor([prompt[cached:]], device=device), use_cache=True,
+                    logits_to_keep=1, **({} if cache is None else {"cache": cache}))
+        for step in range(max_tokens):
             logits = out.logits[0, -1].float().cpu()
             if temperature > 0:
                 scaled = torch.log_softmax(logits / temperature, dim=-1)
@@ -157,20 +161,13 @@ def sample(policy: Policy, prompt: list[int], max_tokens: int, temperature: floa
             if token == eos:
                 finish = "stop"
                 break
-            out = model(
-                input_ids=torch.tensor([[token]], device=device),
-                use_cache=True,
-                **carried(model, out),
-            )
-    return ids, logprobs, finish
-
-
-def carried(model, out) -> dict:
-    """The KV cache `out` holds, as the argument that hands it to the next call: `cache` since
-    transformers 5.2x, `past_key_values` before."""
-    if hasattr(out, "cache"):
-        return {"cache": out.cache}
-    return {"past_key_values": out.past_key_values}
+            if step + 1 == max_tokens:
+                break
+            out = model(input_ids=torch.tensor([[token]], device=device), use_cache=True,
+                        cache=out.cache)
+    # The cache holds the prompt and every sampled token but the last (never fed back).
+    policy.prefixes.put(prompt + ids[:-1], out.cache)
+    return ids, logprobs, finish, cached
 
 
 def nucleus(probabilities: torch.Tensor, top_p: float) -> torch.Tensor:
@@ -206,7 +203,7 @@ def complete(policy: Policy, body: dict) -> dict:
     seed = body.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise BadRequest("`seed` must be an integer")
-    ids, logprobs, finish = sample(policy, prompt, max_tokens, temperature, top_p, seed)
+    ids, logprobs, finish, cached = sample(policy, prompt, max_tokens, temperature, top_p, seed)
     tokenizer = policy.tokenizer
     text = tokenizer.decode(ids, skip_special_tokens=True)
     content, calls = parse_reply(text)
@@ -241,5 +238,6 @@ def complete(policy: Policy, body: dict) -> dict:
             "prompt_tokens": len(prompt),
             "completion_tokens": len(ids),
             "total_tokens": len(prompt) + len(ids),
+            "prompt_tokens_details": {"cached_tokens": cached},
         },
     }

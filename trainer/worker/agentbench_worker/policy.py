@@ -9,11 +9,16 @@ tool format a policy is trained on is the one it is served with.
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
+from .prefix import PrefixCache
+
 TINY = "tiny"
+
+#: How many generations' KV caches a policy keeps for reuse (`--prefix-cache`).
+DEFAULT_PREFIXES = 8
 
 
 def pick_device(requested: str) -> torch.device:
@@ -40,6 +45,8 @@ class Policy:
     name: str
     #: Bumped by every update; a sample records the version that produced it.
     version: int = 0
+    #: The KV caches of recent generations (`prefix`); emptied whenever the weights change.
+    prefixes: PrefixCache = field(default_factory=lambda: PrefixCache(DEFAULT_PREFIXES))
 
 
 def tiny_tokenizer():

@@ -63,12 +63,19 @@ def parse_samples(raw, supervised: bool = False) -> list[Sample]:
     return samples
 
 
-def token_logprobs(model, token_ids: list[int], device, temperature: float = 1.0) -> torch.Tensor:
-    """Each token's log-probability given the ones before it (0 for token 0), as a vector."""
+def token_logprobs(model, token_ids: list[int], device, temperature: float = 1.0,
+                   mask: list[int] | None = None) -> torch.Tensor:
+    """Each token's log-probability given the ones before it (0 for token 0), as a vector; with
+    a `mask`, only the masked tokens' (0 elsewhere): the logits of the other positions, most of
+    a long prompt, are then never computed."""
     ids = torch.tensor([token_ids], device=device)
-    logits = model(input_ids=ids).logits[0, :-1].float() / temperature
-    chosen = torch.log_softmax(logits, dim=-1).gather(1, ids[0, 1:, None].long())[:, 0]
-    return torch.cat([torch.zeros(1, device=chosen.device), chosen])
+    targets = torch.arange(1, len(token_ids), device=device)
+    if mask is not None:
+        targets = targets[torch.tensor(mask[1:], device=device).bool()]
+    logits = model(input_ids=ids, logits_to_keep=targets - 1).logits[0].float() / temperature
+    chosen = torch.log_softmax(logits, dim=-1).gather(1, ids[0, targets, None].long())[:, 0]
+    return torch.zeros(len(token_ids), device=chosen.device, dtype=chosen.dtype).index_put(
+        (targets,), chosen)
 
 
 def clipped_loss(new: torch.Tensor, old: torch.Tensor, advantages: torch.Tensor,
@@ -84,25 +91,28 @@ def clipped_loss(new: torch.Tensor, old: torch.Tensor, advantages: torch.Tensor,
     - `approx_kl`: the k3 estimate of KL(old || new), exp(new - old) - (new - old) - 1 per
       token, how far the policy has moved since the tokens were sampled.
     """
-    mask = mask.float()
-    tokens = float(mask.sum()) if tokens is None else tokens
+    # Only the masked tokens count, so nothing else (a prompt token's log-probability that was
+    # never computed) can reach the sums, not even as 0 times an overflow.
+    keep = mask.bool()
+    new, old, advantages = new[keep], old[keep], advantages[keep]
+    tokens = float(keep.sum()) if tokens is None else tokens
     ratio = torch.exp(new - old)
     surrogate = torch.minimum(ratio * advantages, torch.clamp(ratio, 1 - clip, 1 + clip) * advantages)
-    pg_loss = -(surrogate * mask).sum() / tokens
+    pg_loss = -surrogate.sum() / tokens
     loss = pg_loss
     kl = torch.zeros((), device=new.device)
     if reference is not None:
-        delta = reference - new
-        kl = ((torch.exp(delta) - delta - 1) * mask).sum() / tokens
+        delta = reference[keep] - new
+        kl = (torch.exp(delta) - delta - 1).sum() / tokens
         loss = loss + kl_coef * kl
     with torch.no_grad():
         outside = ((ratio < 1 - clip) | (ratio > 1 + clip)).float()
         log_ratio = new - old
-        approx_kl = ((torch.exp(log_ratio) - 1 - log_ratio) * mask).sum() / tokens
+        approx_kl = (torch.exp(log_ratio) - 1 - log_ratio).sum() / tokens
     return {
         "loss": loss,
         "pg_loss": pg_loss.detach(),
         "kl": kl.detach(),
-        "clip_fraction": (outside * mask).sum() / tokens,
+        "clip_fraction": outside.sum() / tokens,
         "approx_kl": approx_kl,
     }

@@ -87,7 +87,8 @@ class Worker:
         policy = self.policy
 
         def loss_of(sample: ppo.Sample, tokens: float) -> dict:
-            logprobs = ppo.token_logprobs(policy.model, sample.token_ids, policy.device)
+            logprobs = ppo.token_logprobs(policy.model, sample.token_ids, policy.device,
+                                          mask=sample.loss_mask)
             mask = torch.tensor(sample.loss_mask, device=logprobs.device)
             return {"loss": -(logprobs * mask).sum() / tokens}
 
@@ -105,10 +106,11 @@ class Worker:
         policy = self.policy
 
         def loss_of(sample: ppo.Sample, tokens: float) -> dict:
-            new = ppo.token_logprobs(policy.model, sample.token_ids, policy.device, temperature)
+            new = ppo.token_logprobs(policy.model, sample.token_ids, policy.device, temperature,
+                                     sample.loss_mask)
             reference = None
             if kl_coef > 0:
-                reference = self.reference_logprobs(sample.token_ids, temperature)
+                reference = self.reference_logprobs(sample.token_ids, temperature, sample.loss_mask)
             return ppo.clipped_loss(
                 new,
                 torch.tensor(sample.old_logprobs, device=new.device),
@@ -130,14 +132,16 @@ class Worker:
             stats["staleness"] = None if produced_by is None else policy.version - 1 - produced_by
             return stats
 
-    def reference_logprobs(self, token_ids: list[int], temperature: float) -> torch.Tensor:
-        """Each token's log-probability under the starting policy."""
+    def reference_logprobs(self, token_ids: list[int], temperature: float,
+                           mask: list[int]) -> torch.Tensor:
+        """Each masked token's log-probability under the starting policy."""
         policy = self.policy
         with torch.no_grad():
             if self.lora:
                 with policy.model.disable_adapter():
-                    return ppo.token_logprobs(policy.model, token_ids, policy.device, temperature)
-            return ppo.token_logprobs(self.reference, token_ids, policy.device, temperature)
+                    return ppo.token_logprobs(policy.model, token_ids, policy.device, temperature,
+                                              mask)
+            return ppo.token_logprobs(self.reference, token_ids, policy.device, temperature, mask)
 
     def update(self, samples: list[ppo.Sample], loss_of) -> dict:
         """One AdamW step, under the lock: each sample's `loss_of(sample, tokens)["loss"]` (its
@@ -162,6 +166,7 @@ class Worker:
             optimizer.step()
         finally:
             policy.model.eval()
+            policy.prefixes.clear()
         policy.version += 1
         return {
             **totals,
@@ -237,6 +242,7 @@ class Worker:
                     torch.load(optimizer, map_location=self.policy.device)
                 )
             self.policy.version = version
+            self.policy.prefixes.clear()
             return {"policy_version": version, "path": str(folder)}
 
 

@@ -16,6 +16,7 @@ import torch
 from transformers.utils import logging as transformers_logging
 
 from agentbench_worker import chat, policy, ppo
+from agentbench_worker.prefix import PrefixCache
 from agentbench_worker.server import NotFound, Worker
 
 transformers_logging.disable_progress_bar()
@@ -190,6 +191,49 @@ class Updates(unittest.TestCase):
             self.assertAlmostEqual(a, b, places=5)
         with self.assertRaises(NotFound):
             fresh.load({"policy_version": 7})
+
+
+    def test_a_shared_prefix_is_read_from_the_cache_and_samples_the_same(self):
+        def turn(messages, seed):
+            reply = self.worker.complete({"messages": messages, "max_tokens": 12, "seed": seed})
+            return reply, reply["usage"]["prompt_tokens_details"]["cached_tokens"]
+
+        messages = [{"role": "system", "content": "You act for the user. " * 8},
+                    {"role": "user", "content": "Say something."}]
+        first, cached = turn(messages, 1)
+        self.assertEqual(cached, 0)
+        # The same prompt again: all of it but the last token comes from the cache, and the
+        # reply and its log-probabilities are the ones an uncached policy gives.
+        again, cached = turn(messages, 1)
+        self.assertEqual(cached, first["usage"]["prompt_tokens"] - 1)
+        uncached = tiny_worker(Path(self.folder.name))
+        uncached.policy.prefixes = PrefixCache(0)
+        for reply in (again, uncached.complete({"messages": messages, "max_tokens": 12, "seed": 1})):
+            self.assertEqual(reply["choices"][0]["token_ids"], first["choices"][0]["token_ids"])
+            for a, b in zip(reply["choices"][0]["logprobs"]["content"],
+                            first["choices"][0]["logprobs"]["content"]):
+                self.assertAlmostEqual(a["logprob"], b["logprob"], delta=1e-3)
+        # The next turn re-sends the conversation: the whole prompt before it is cached (and
+        # the reply, as far as re-encoding its text gives its tokens back: a random model's
+        # bytes may not).
+        nxt = messages + [first["choices"][0]["message"], {"role": "user", "content": "More."}]
+        _, cached = turn(nxt, 2)
+        self.assertGreaterEqual(cached, first["usage"]["prompt_tokens"])
+        # An update changes the weights, so nothing cached before it is used after it.
+        sample, _ = self.sample_of(first, 1.0)
+        self.worker.train({"samples": [sample]})
+        _, cached = turn(messages, 1)
+        self.assertEqual(cached, 0)
+
+    def test_masked_log_probabilities_are_the_full_ones_where_masked(self):
+        sample, _ = self.sample_of(self.complete(seed=1), 1.0)
+        model, device = self.worker.policy.model, self.worker.policy.device
+        with torch.no_grad():
+            full = ppo.token_logprobs(model, sample["token_ids"], device, 0.7)
+            masked = ppo.token_logprobs(model, sample["token_ids"], device, 0.7, sample["loss_mask"])
+        keep = torch.tensor(sample["loss_mask"]).bool()
+        torch.testing.assert_close(masked[keep], full[keep])
+        self.assertTrue(torch.all(masked[~keep] == 0))
 
 
 class Lora(Updates):
