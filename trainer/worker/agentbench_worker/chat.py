@@ -1,7 +1,9 @@
 """Chat completions: agentbench's ChatML tool template, sampling with a KV cache that keeps every
 sampled token id and its log-probability, and the reply in OpenAI's shape.
 
-Tools are listed in the system turn; the policy calls one by writing
+Tools are listed in the system turn, one signature line each with its description and a line per
+described parameter (`listing`: half the tokens of the tools' JSON, which a small model on a CPU
+pays for in every prompt and every update); the policy calls one by writing
 ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, and a tool's result comes back in a
 user turn as ``<tool_response>...</tool_response>`` (the Hermes convention, which SmolLM2 and
 Qwen were trained near). A reply whose ``<tool_call>`` is not such JSON stays text: the agent
@@ -33,9 +35,8 @@ TEMPLATE = (
     "{%- set system.text = system.text + message.content -%}"
     "{%- endfor -%}"
     "<|im_start|>system\n{{ system.text }}"
-    "{%- if tools %}\n\nTo call a tool, write <tool_call>{\"name\": NAME, \"arguments\": {...}}</tool_call>. "
-    "The tools:\n<tools>"
-    "{%- for tool in tools %}\n{{ tool | tojson }}{%- endfor %}\n</tools>"
+    "{%- if tool_listing %}\n\nTo call a tool, write <tool_call>{\"name\": NAME, \"arguments\": {...}}</tool_call>. "
+    "The tools (a parameter marked ? may be left out):\n<tools>\n{{ tool_listing }}\n</tools>"
     "{%- endif %}<|im_end|>\n"
     "{%- for message in messages if message.role != 'system' %}"
     "{%- if message.role == 'assistant' %}"
@@ -59,13 +60,78 @@ class BadRequest(ValueError):
     """A request the worker cannot serve: answered 400 with the reason."""
 
 
+def listing(tools: list) -> str:
+    """The tools as the system turn lists them: per tool, ``name(param: type, other?: type):
+    description`` (``?`` where a parameter is not required) and an indented ``param:
+    description`` line per described parameter. Types are the JSON Schema's, without ``null``;
+    an enum lists its values; bounds and formats are left out (a call outside them is answered
+    with the validation error)."""
+    if not isinstance(tools, list):
+        raise BadRequest("`tools` must be an array")
+    lines = []
+    for index, tool in enumerate(tools):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise BadRequest(f"tools[{index}]: expected {{\"type\": \"function\", \"function\": "
+                             f"{{\"name\", \"description\", \"parameters\"}}}}")
+        parameters = function.get("parameters")
+        parameters = parameters if isinstance(parameters, dict) else {}
+        arguments = signature(parameters)[1:-1]
+        lines.append(f"{function['name']}({arguments}): {function.get('description') or ''}".rstrip())
+        properties = parameters.get("properties")
+        for name, schema in (properties if isinstance(properties, dict) else {}).items():
+            if isinstance(schema, dict) and schema.get("description"):
+                lines.append(f"  {name}: {schema['description']}")
+    return "\n".join(lines)
+
+
+def signature(schema: dict) -> str:
+    """An object schema's properties, ``{name: type, other?: type}``."""
+    properties = schema.get("properties")
+    required = schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
+    return "{" + ", ".join(
+        f"{name}{'' if name in required else '?'}: {type_name(property)}"
+        for name, property in (properties if isinstance(properties, dict) else {}).items()
+    ) + "}"
+
+
+def type_name(schema) -> str:
+    """A JSON Schema's type in a word or a few: ``string``, ``integer|string``, ``array of
+    object``, or an enum's values (``"a"|"b"``); ``any`` when it does not say."""
+    if not isinstance(schema, dict):
+        return "any"
+    if isinstance(schema.get("enum"), list):
+        return "|".join(json.dumps(value) for value in schema["enum"] if value is not None)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = "|".join(str(part) for part in kind if part != "null")
+    if kind == "array":
+        return f"array of {type_name(schema.get('items'))}"
+    if kind == "object" and isinstance(schema.get("properties"), dict):
+        return signature(schema)
+    if not kind:
+        options = schema.get("anyOf") or schema.get("oneOf")
+        if isinstance(options, list):
+            return "|".join(type_name(option) for option in options
+                            if not (isinstance(option, dict) and option.get("type") == "null"))
+        return "any"
+    return str(kind)
+
+
+def template_text(policy: Policy, messages: list, tools: list, prompt: bool) -> str:
+    """`messages` rendered by the template, with the tools' `listing`; `prompt` adds the start
+    of the assistant's reply."""
+    return policy.tokenizer.apply_chat_template(
+        messages, tool_listing=listing(tools), add_generation_prompt=prompt, tokenize=False
+    )
+
+
 def render(policy: Policy, messages: list, tools: list) -> list[int]:
     """The prompt's token ids, ending where the assistant's reply begins."""
     if not isinstance(messages, list) or not messages:
         raise BadRequest("`messages` must be a non-empty array")
-    text = policy.tokenizer.apply_chat_template(
-        messages, tools=tools or None, add_generation_prompt=True, tokenize=False
-    )
+    text = template_text(policy, messages, tools, True)
     return policy.tokenizer(text, add_special_tokens=False).input_ids
 
 
@@ -80,9 +146,7 @@ def render_conversation(policy: Policy, messages: list, tools: list) -> dict:
     tokenizer = policy.tokenizer
 
     def text(upto: int, prompt: bool) -> str:
-        return tokenizer.apply_chat_template(
-            messages[:upto], tools=tools or None, add_generation_prompt=prompt, tokenize=False
-        )
+        return template_text(policy, messages[:upto], tools, prompt)
 
     full = text(len(messages), False)
     spans = []

@@ -104,6 +104,34 @@ class Replies(unittest.TestCase):
         self.assertEqual(chat.parse_reply(text), (text, []))
         self.assertEqual(chat.parse_reply("plain"), ("plain", []))
 
+    def test_tools_are_listed_as_signatures_with_their_descriptions(self):
+        tools = [{"type": "function", "function": {
+            "name": "fill_form",
+            "description": "Type values into a form.",
+            "parameters": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["fields", "form"],
+                "properties": {
+                    "fields": {"type": "array", "description": "The fields.", "items": {
+                        "type": "object", "required": ["name"],
+                        "properties": {"name": {"type": "string"}, "value": {"type": "string"}}}},
+                    "form": {"type": "string", "maxLength": 200, "description": "The form's id."},
+                    "mode": {"enum": ["draft", "send", None], "default": None},
+                    "limit": {"type": ["integer", "null"], "minimum": 1},
+                },
+            }}}, {"type": "function", "function": {"name": "now"}}]
+        self.assertEqual(chat.listing(tools), "\n".join([
+            'fill_form(fields: array of {name: string, value?: string}, form: string, '
+            'mode?: "draft"|"send", limit?: integer): Type values into a form.',
+            "  fields: The fields.",
+            "  form: The form's id.",
+            "now():",
+        ]))
+        for bad in ([{"name": "x"}], "x", [{"type": "function", "function": {"name": 3}}]):
+            with self.assertRaises(chat.BadRequest):
+                chat.listing(bad)
+
 
 def tiny_worker(checkpoints: Path, lr: float = 1e-2, lora: int = 0) -> Worker:
     device = torch.device("cpu")
