@@ -37,6 +37,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--prefix-cache", type=int, default=policies.DEFAULT_PREFIXES,
                         help="how many generations' KV caches to keep, so that a prompt sharing a "
                              "prefix with one of them reads only the rest (0: none)")
+    parser.add_argument("--max-batch", type=int, default=16,
+                        help="the most chat requests sampled together in one batch")
+    parser.add_argument("--batch-window-ms", type=float, default=20.0,
+                        help="how long a chat request waits for others to join its batch")
     args = parser.parse_args(argv)
 
     if args.threads:
@@ -48,7 +52,8 @@ def main(argv: list[str] | None = None) -> None:
     policy = policies.load(args.model, device, getattr(torch, args.dtype), args.seed, args.name,
                            args.lora)
     policy.prefixes = PrefixCache(args.prefix_cache)
-    worker = Worker(policy, args.checkpoints, args.lr, reference=not args.no_reference)
+    worker = Worker(policy, args.checkpoints, args.lr, reference=not args.no_reference,
+                    batch_window=args.batch_window_ms / 1000, max_batch=args.max_batch)
 
     def ready(port: int) -> None:
         print(f"agentbench-worker listening on http://{args.host}:{port}", flush=True)

@@ -1,9 +1,11 @@
 """``python -m agentbench_worker.bench URL``: how fast a running worker generates and updates.
 
 - generation: `--requests` chat completions of at most `--max-tokens` sampled tokens each (a
-  reply ends at its end-of-turn token or the limit), after a prompt of about `--prompt-chars`
-  characters (agentbench's prompts, with the tools' schemas, run to a few thousand); reports the
-  completion tokens per second, the prompt's prefill included;
+  reply ends at its end-of-turn token or the limit), `--concurrency` at a time (the worker
+  samples concurrent requests as one batch), each after a system turn of about `--prompt-chars`
+  characters that they share (as an env's tool list is shared; the worker's prefix cache reads
+  it once) and a question of their own; reports the completion tokens per second, prefill
+  included, and how many prompt tokens the prefix cache spared;
 - update: `--updates` PPO steps (`/v1/train`) on a batch of `--batch` samples of `--tokens`
   tokens each, half of them trained on; and one supervised step (`/v1/sft`) on the same; reports
   seconds per update.
@@ -17,6 +19,7 @@ import argparse
 import json
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 
 def post(url: str, path: str, body: dict) -> dict:
@@ -31,6 +34,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="agentbench_worker.bench", description=__doc__)
     parser.add_argument("url", help="the worker's root, http://127.0.0.1:8100")
     parser.add_argument("--requests", type=int, default=3)
+    parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--prompt-chars", type=int, default=6000)
     parser.add_argument("--updates", type=int, default=3)
@@ -41,18 +45,23 @@ def main() -> None:
 
     filler = "The quarterly report lists every invoice with its amount and due date. "
     prompt = (filler * (args.prompt_chars // len(filler) + 1))[: args.prompt_chars]
-    generated = prompt_tokens = 0
-    started = time.monotonic()
-    last = None
-    for seed in range(args.requests):
-        last = post(url, "/v1/chat/completions", {
-            "messages": [{"role": "user", "content": prompt + "\nSummarise it."}],
+
+    def ask(seed: int) -> dict:
+        return post(url, "/v1/chat/completions", {
+            "messages": [{"role": "system", "content": prompt},
+                         {"role": "user", "content": f"Question {seed}: what is due first?"}],
             "max_tokens": args.max_tokens, "temperature": 1.0, "seed": seed,
         })
-        generated += last["usage"]["completion_tokens"]
-        prompt_tokens += last["usage"]["prompt_tokens"]
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(args.concurrency) as pool:
+        replies = list(pool.map(ask, range(args.requests)))
     generation = time.monotonic() - started
 
+    last = replies[-1]
+    generated = sum(reply["usage"]["completion_tokens"] for reply in replies)
+    prompt_tokens = sum(reply["usage"]["prompt_tokens"] for reply in replies)
+    cached = sum(reply["usage"]["prompt_tokens_details"]["cached_tokens"] for reply in replies)
     vocabulary_sample = (last["prompt_token_ids"] * (args.tokens // len(last["prompt_token_ids"]) + 1))
     ids = vocabulary_sample[: args.tokens]
     half = args.tokens // 2
@@ -70,7 +79,9 @@ def main() -> None:
     print(json.dumps({
         "generation": {
             "requests": args.requests,
+            "concurrency": args.concurrency,
             "prompt_tokens_each": prompt_tokens // args.requests,
+            "cached_prompt_tokens": cached,
             "completion_tokens": generated,
             "seconds": round(generation, 2),
             "completion_tokens_per_second_with_prefill": round(generated / generation, 2),

@@ -1,5 +1,6 @@
-"""Chat completions: agentbench's ChatML tool template, sampling with a KV cache that keeps every
-sampled token id and its log-probability, and the reply in OpenAI's shape.
+"""Chat completions: agentbench's ChatML tool template, the request read as a `Draw` to sample
+(`generate`), and the reply in OpenAI's shape, with every sampled token id and its
+log-probability.
 
 Tools are listed in the system turn, one signature line each with its description and a line per
 described parameter (`listing`: half the tokens of the tools' JSON, which a small model on a CPU
@@ -8,22 +9,16 @@ pays for in every prompt and every update); the policy calls one by writing
 user turn as ``<tool_response>...</tool_response>`` (the Hermes convention, which SmolLM2 and
 Qwen were trained near). A reply whose ``<tool_call>`` is not such JSON stays text: the agent
 records what the model wrote.
-
-The log-probability of a sampled token is under the distribution it was drawn from, the logits
-divided by the temperature (before ``top_p``'s truncation), which is the distribution a PPO
-update at that temperature differentiates.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import secrets
 import time
 import uuid
 
-import torch
-
+from .generate import Draw, generate
 from .policy import Policy
 
 #: How many tokens a reply may run to when the request does not say.
@@ -191,58 +186,6 @@ def parse_reply(text: str) -> tuple[str | None, list[dict]]:
     return rest, calls
 
 
-def sample(policy: Policy, prompt: list[int], max_tokens: int, temperature: float, top_p: float,
-           seed: int | None) -> tuple[list[int], list[float], str, int]:
-    """Samples a reply: its token ids, their log-probabilities, the finish reason (``stop`` at
-    the end-of-turn token, ``length`` at `max_tokens`) and how many prompt tokens the prefix
-    cache spared reading."""
-    model, device = policy.model, policy.device
-    eos = policy.tokenizer.eos_token_id
-    generator = torch.Generator(device="cpu")
-    # Without a seed, a fresh one (not torch.seed(), which would reseed the global generator).
-    generator.manual_seed(seed if seed is not None else secrets.randbits(63))
-    ids: list[int] = []
-    logprobs: list[float] = []
-    finish = "length"
-    cached, cache = policy.prefixes.take(prompt)
-    with torch.no_grad():
-        # Only the last position's logits start the reply.
-        out = model(input_ids=torch.tensor([prompt[cached:]], device=device), use_cache=True,
-                    logits_to_keep=1, **({} if cache is None else {"cache": cache}))
-        for step in range(max_tokens):
-            logits = out.logits[0, -1].float().cpu()
-            if temperature > 0:
-                scaled = torch.log_softmax(logits / temperature, dim=-1)
-                probabilities = scaled.exp()
-                if top_p < 1.0:
-                    probabilities = nucleus(probabilities, top_p)
-                token = int(torch.multinomial(probabilities, 1, generator=generator))
-            else:
-                scaled = torch.log_softmax(logits, dim=-1)
-                token = int(torch.argmax(logits))
-            ids.append(token)
-            logprobs.append(float(scaled[token]))
-            if token == eos:
-                finish = "stop"
-                break
-            if step + 1 == max_tokens:
-                break
-            out = model(input_ids=torch.tensor([[token]], device=device), use_cache=True,
-                        cache=out.cache)
-    # The cache holds the prompt and every sampled token but the last (never fed back).
-    policy.prefixes.put(prompt + ids[:-1], out.cache)
-    return ids, logprobs, finish, cached
-
-
-def nucleus(probabilities: torch.Tensor, top_p: float) -> torch.Tensor:
-    """`probabilities` cut to the smallest set of tokens whose mass reaches `top_p`."""
-    ordered, order = torch.sort(probabilities, descending=True)
-    before = torch.cumsum(ordered, dim=-1) - ordered
-    ordered[before >= top_p] = 0.0
-    kept = torch.zeros_like(probabilities).scatter(0, order, ordered)
-    return kept / kept.sum()
-
-
 def number(body: dict, key: str, default, low=None, high=None):
     value = body.get(key)
     if value is None:
@@ -254,8 +197,8 @@ def number(body: dict, key: str, default, low=None, high=None):
     return value
 
 
-def complete(policy: Policy, body: dict) -> dict:
-    """Answers one chat-completions request."""
+def draw_of(policy: Policy, body: dict) -> Draw:
+    """What a chat-completions request asks to sample: its prompt and sampling settings."""
     tools = body.get("tools") or []
     if body.get("tool_choice") == "none":
         tools = []
@@ -267,7 +210,22 @@ def complete(policy: Policy, body: dict) -> dict:
     seed = body.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise BadRequest("`seed` must be an integer")
-    ids, logprobs, finish, cached = sample(policy, prompt, max_tokens, temperature, top_p, seed)
+    return Draw(prompt, max_tokens, temperature, top_p, seed)
+
+
+def complete(policy: Policy, body: dict) -> dict:
+    """Answers one chat-completions request on its own (the worker batches them: `Batcher`)."""
+    draw = draw_of(policy, body)
+    draw.version = policy.version
+    generate(policy, [draw])
+    if draw.error is not None:
+        raise draw.error
+    return reply(policy, draw)
+
+
+def reply(policy: Policy, draw: Draw) -> dict:
+    """The chat completion of a sampled draw."""
+    ids, prompt, finish = draw.ids, draw.prompt, draw.finish
     tokenizer = policy.tokenizer
     text = tokenizer.decode(ids, skip_special_tokens=True)
     content, calls = parse_reply(text)
@@ -288,7 +246,7 @@ def complete(policy: Policy, body: dict) -> dict:
                 "logprobs": {
                     "content": [
                         {"token": tokenizer.decode([token]), "logprob": logprob}
-                        for token, logprob in zip(ids, logprobs)
+                        for token, logprob in zip(ids, draw.logprobs)
                     ]
                 },
                 # Beyond OpenAI's shape: what a trainer needs to keep (re-tokenising the
@@ -297,11 +255,11 @@ def complete(policy: Policy, body: dict) -> dict:
             }
         ],
         "prompt_token_ids": prompt,
-        "policy_version": policy.version,
+        "policy_version": draw.version,
         "usage": {
             "prompt_tokens": len(prompt),
             "completion_tokens": len(ids),
             "total_tokens": len(prompt) + len(ids),
-            "prompt_tokens_details": {"cached_tokens": cached},
+            "prompt_tokens_details": {"cached_tokens": draw.cached},
         },
     }

@@ -1,5 +1,6 @@
 """The worker's HTTP API on loopback (see the package's documentation). One policy serves every
-request; a lock lets one generation or one update use it at a time. Errors are JSON,
+request; a lock lets one batch of generations (the chat requests that arrived together,
+`generate.Batcher`) or one update use it at a time. Errors are JSON,
 ``{"error": {"code", "message"}}``: 400 for a request it cannot serve, 404 for an unknown path or
 checkpoint, 500 for anything else.
 """
@@ -17,6 +18,7 @@ from pathlib import Path
 import torch
 
 from . import chat, ppo
+from .generate import Batcher
 from . import policy as policies
 from .policy import Policy
 
@@ -32,10 +34,12 @@ class Worker:
     """The policy, its optimizer, the frozen reference it started as, and its checkpoints. With
     LoRA the reference is the policy with its adapters disabled, so no copy is kept."""
 
-    def __init__(self, policy: Policy, checkpoints: Path, lr: float, reference: bool):
+    def __init__(self, policy: Policy, checkpoints: Path, lr: float, reference: bool,
+                 batch_window: float = 0.02, max_batch: int = 16):
         self.policy = policy
         self.checkpoints = checkpoints
         self.lock = threading.Lock()
+        self.batcher = Batcher(policy, self.lock, batch_window, max_batch)
         self.lr = lr
         self.optimizer = None
         self.reference = None
@@ -59,8 +63,9 @@ class Worker:
         }
 
     def complete(self, body: dict) -> dict:
-        with self.lock:
-            return chat.complete(self.policy, body)
+        draw = chat.draw_of(self.policy, body)
+        self.batcher.sample(draw)
+        return chat.reply(self.policy, draw)
 
     def logprobs(self, body: dict) -> dict:
         sequences = body.get("sequences")

@@ -9,13 +9,14 @@ Run: ``python -m unittest discover -s trainer/worker/tests`` in the worker's ven
 import json
 import math
 import tempfile
+import threading
 import unittest
 from pathlib import Path
 
 import torch
 from transformers.utils import logging as transformers_logging
 
-from agentbench_worker import chat, policy, ppo
+from agentbench_worker import chat, generate, policy, ppo
 from agentbench_worker.prefix import PrefixCache
 from agentbench_worker.server import NotFound, Worker
 
@@ -252,6 +253,45 @@ class Updates(unittest.TestCase):
         self.worker.train({"samples": [sample]})
         _, cached = turn(messages, 1)
         self.assertEqual(cached, 0)
+
+    def test_a_batch_samples_what_each_request_would_alone(self):
+        prompts = [[5 + i for i in range(n)] for n in (30, 70, 50)]
+        # The first runs past the room its batch starts with (twice the longest prompt).
+        settings = [(160, 1.0, 1.0, 1), (4, 0.0, 1.0, None), (12, 0.7, 0.9, 3)]
+
+        def draws():
+            return [generate.Draw(prompt, *setting) for prompt, setting in zip(prompts, settings)]
+
+        policy = self.worker.policy
+        policy.prefixes = PrefixCache(0)
+        alone = draws()
+        for draw in alone:
+            generate.generate(policy, [draw])
+        together = draws() + [generate.Draw([], 4, 1.0, 1.0)]
+        generate.generate(policy, together)
+        self.assertIsNotNone(together[-1].error)  # an empty prompt fails alone
+        for one, batched in zip(alone, together):
+            self.assertIsNone(batched.error)
+            self.assertEqual(batched.ids, one.ids)
+            self.assertEqual(batched.finish, one.finish)
+            for a, b in zip(batched.logprobs, one.logprobs):
+                self.assertAlmostEqual(a, b, delta=1e-3)
+        self.assertEqual(len(together[1].ids), 4)
+        self.assertGreater(len(together[0].ids), 2 * len(prompts[1]))
+        # Concurrent requests to the worker are sampled as one batch, each as it would be alone.
+        replies = [None] * 3
+
+        def ask(index):
+            replies[index] = self.complete(seed=index)
+
+        threads = [threading.Thread(target=ask, args=(index,)) for index in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for index, reply in enumerate(replies):
+            self.assertEqual(reply["choices"][0]["token_ids"],
+                             self.complete(seed=index)["choices"][0]["token_ids"])
 
     def test_masked_log_probabilities_are_the_full_ones_where_masked(self):
         sample, _ = self.sample_of(self.complete(seed=1), 1.0)
