@@ -18,7 +18,7 @@ import re
 import time
 import uuid
 
-from .generate import Draw, generate
+from .generate import Draw
 from .policy import Policy
 
 #: How many tokens a reply may run to when the request does not say.
@@ -211,16 +211,6 @@ def draw_of(policy: Policy, body: dict) -> Draw:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise BadRequest("`seed` must be an integer")
     return Draw(prompt, max_tokens, temperature, top_p, seed)
-
-
-def complete(policy: Policy, body: dict) -> dict:
-    """Answers one chat-completions request on its own (the worker batches them: `Batcher`)."""
-    draw = draw_of(policy, body)
-    draw.version = policy.version
-    generate(policy, [draw])
-    if draw.error is not None:
-        raise draw.error
-    return reply(policy, draw)
 
 
 def reply(policy: Policy, draw: Draw) -> dict:
