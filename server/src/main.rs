@@ -557,8 +557,8 @@ struct TrainArgs {
     /// CPU threads the worker's torch may use.
     #[arg(long)]
     threads: Option<usize>,
-    /// Episodes played at once.
-    #[arg(long, default_value_t = 4)]
+    /// Episodes played at once (the worker samples their concurrent requests as one batch).
+    #[arg(long, default_value_t = 8)]
     concurrency: usize,
     /// How long one model request may take.
     #[arg(long, default_value = "600s", value_parser = agentbench_server::parse_duration)]
