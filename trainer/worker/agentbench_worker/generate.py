@@ -104,7 +104,7 @@ def generate(policy: Policy, draws: list[Draw]) -> None:
                 draw.error = error
                 continue
             draw.cached = cached
-            if index + 1 < len(draws):
+            if index + 1 < len(draws) and policy.prefixes.capacity > 0:
                 # The draws after it may share its prompt's start (an env's tool list): a copy,
                 # since decoding extends this cache in place.
                 policy.prefixes.put(draw.prompt, copy.deepcopy(out.cache))
