@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 use agentbench_agents::{Agent as _, AgentSettings, Baseline, Sampling, Scripted};
@@ -595,27 +596,32 @@ impl Trainer<'_> {
                 continue;
             };
             if safe {
-                samples.push(self.worker.render(&messages, &tools).await?);
+                let sample = self.worker.render(&messages, &tools).await?;
+                samples.push((Value::Array(tools).to_string(), sample));
             }
         }
         anyhow::ensure!(
             !samples.is_empty(),
             "no reference episode was safely completed: nothing to warm-start on"
         );
-        let tokens: usize = samples.iter().map(TrainSample::masked_tokens).sum();
+        let tokens: usize = samples
+            .iter()
+            .map(|(_, sample)| sample.masked_tokens())
+            .sum();
         eprintln!(
             "sft: {} reference conversations ({} tokens trained on), {} epochs",
             samples.len(),
             tokens,
             self.config.sft_epochs
         );
-        let batch = self.config.sft_batch.max(1);
         for epoch in 0..self.config.sft_epochs {
-            let mut order: Vec<usize> = (0..samples.len()).collect();
-            shuffle(&mut order, self.config.seed ^ u64::from(epoch));
-            for chunk in order.chunks(batch) {
-                let batch: Vec<TrainSample> =
-                    chunk.iter().map(|&index| samples[index].clone()).collect();
+            let tools: Vec<&str> = samples.iter().map(|(tools, _)| tools.as_str()).collect();
+            let seed = self.config.seed ^ u64::from(epoch);
+            for chunk in sft_batches(&tools, self.config.sft_batch, seed) {
+                let batch: Vec<TrainSample> = chunk
+                    .iter()
+                    .map(|&index| samples[index].1.clone())
+                    .collect();
                 let stats = self.worker.sft(&batch).await?;
                 eprintln!(
                     "sft epoch {}: loss {:.4}, {} tokens, policy v{}, {:.1} s",
@@ -922,6 +928,30 @@ fn print_update(log: &UpdateLog, updates: u32) {
     );
 }
 
+/// One epoch's supervised batches of at most `size` samples, as indices into `tools` (each
+/// sample's tool list): in a seeded order, except that samples with the same tools (one env's)
+/// go together where they can, because they open with the same system turn and tool listing,
+/// which the worker then reads once per batch. The batches themselves come in a seeded order.
+fn sft_batches(tools: &[&str], size: usize, seed: u64) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..tools.len()).collect();
+    shuffle(&mut order, seed);
+    // Each tool list ranks by where it first comes in the shuffled order, so envs stay in a
+    // random order too; the sort is stable, so each env's samples keep theirs.
+    let mut rank = BTreeMap::new();
+    for &index in &order {
+        let next = rank.len();
+        rank.entry(tools[index]).or_insert(next);
+    }
+    order.sort_by_key(|&index| rank[tools[index]]);
+    let mut batches: Vec<Vec<usize>> = order.chunks(size.max(1)).map(<[usize]>::to_vec).collect();
+    let mut shuffled: Vec<usize> = (0..batches.len()).collect();
+    shuffle(&mut shuffled, seed.rotate_left(32));
+    shuffled
+        .into_iter()
+        .map(|at| std::mem::take(&mut batches[at]))
+        .collect()
+}
+
 /// A seeded Fisher–Yates shuffle, the same on every machine.
 fn shuffle(items: &mut [usize], seed: u64) {
     let mut random = SplitMix64::new(seed);
@@ -979,4 +1009,34 @@ fn throughput(log: &[UpdateLog]) -> Option<String> {
         episodes as f64 / seconds,
         log.len() as f64 / seconds
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sft_batches_keep_one_envs_references_together_and_lose_none() {
+        let tools = ["a", "b", "a", "c", "b", "a", "c", "b", "a"];
+        for seed in 0..20 {
+            let batches = sft_batches(&tools, 2, seed);
+            let mut seen: Vec<usize> = batches.iter().flatten().copied().collect();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..tools.len()).collect::<Vec<_>>());
+            assert!(
+                batches
+                    .iter()
+                    .all(|batch| !batch.is_empty() && batch.len() <= 2)
+            );
+            // Four a's, three b's, two c's in batches of two: at most one batch can straddle
+            // each boundary between envs.
+            let mixed = batches
+                .iter()
+                .filter(|batch| batch.iter().any(|&i| tools[i] != tools[batch[0]]))
+                .count();
+            assert!(mixed <= 2, "seed {seed}: {batches:?}");
+            assert_eq!(batches, sft_batches(&tools, 2, seed));
+        }
+        assert_ne!(sft_batches(&tools, 2, 1), sft_batches(&tools, 2, 2));
+    }
 }

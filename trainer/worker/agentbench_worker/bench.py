@@ -7,8 +7,9 @@
   it once) and a question of their own; reports the completion tokens per second, prefill
   included, and how many prompt tokens the prefix cache spared;
 - update: `--updates` PPO steps (`/v1/train`) on a batch of `--batch` samples of `--tokens`
-  tokens each, half of them trained on; and one supervised step (`/v1/sft`) on the same; reports
-  seconds per update.
+  tokens each, the second half of each trained on; and one supervised step (`/v1/sft`) on the
+  same; reports seconds per update. The samples' first halves are one prompt, as a scenario's
+  rollouts share theirs (the worker reads it once), unless `--distinct-prompts`.
 
 Every update moves the policy: run it on a worker whose policy may change.
 """
@@ -40,6 +41,8 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=3)
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--tokens", type=int, default=512)
+    parser.add_argument("--distinct-prompts", action="store_true",
+                        help="give every update sample a prompt of its own")
     args = parser.parse_args()
     url = args.url.rstrip("/")
 
@@ -62,20 +65,26 @@ def main() -> None:
     generated = sum(reply["usage"]["completion_tokens"] for reply in replies)
     prompt_tokens = sum(reply["usage"]["prompt_tokens"] for reply in replies)
     cached = sum(reply["usage"]["prompt_tokens_details"]["cached_tokens"] for reply in replies)
-    vocabulary_sample = (last["prompt_token_ids"] * (args.tokens // len(last["prompt_token_ids"]) + 1))
-    ids = vocabulary_sample[: args.tokens]
+    vocabulary = last["prompt_token_ids"] * (2 * args.tokens // len(last["prompt_token_ids"]) + 2)
     half = args.tokens // 2
     mask = [0] * half + [1] * (args.tokens - half)
-    logprobs = post(url, "/v1/logprobs", {"sequences": [ids]})["logprobs"][0]
-    sample = {"token_ids": ids, "loss_mask": mask, "advantages": [1.0] * args.tokens,
-              "old_logprobs": logprobs}
+
+    def ids_of(index: int) -> list[int]:
+        start = index + 1 if args.distinct_prompts else 0
+        return vocabulary[start:start + half] + vocabulary[half + 7 * index:][:args.tokens - half]
+
+    sequences = [ids_of(index) for index in range(args.batch)]
+    logprobs = post(url, "/v1/logprobs", {"sequences": sequences})["logprobs"]
+    samples = [{"token_ids": ids, "loss_mask": mask, "advantages": [1.0] * args.tokens,
+                "old_logprobs": old} for ids, old in zip(sequences, logprobs)]
     version = last["policy_version"]
     update_seconds = []
     for _ in range(args.updates):
-        trained = post(url, "/v1/train", {"samples": [sample] * args.batch, "policy_version": version})
+        trained = post(url, "/v1/train", {"samples": samples, "policy_version": version})
         update_seconds.append(trained["seconds"])
         version = trained["policy_version"]
-    sft = post(url, "/v1/sft", {"samples": [{"token_ids": ids, "loss_mask": mask}] * args.batch})
+    sft = post(url, "/v1/sft", {"samples": [{"token_ids": ids, "loss_mask": mask}
+                                            for ids in sequences]})
     print(json.dumps({
         "generation": {
             "requests": args.requests,
@@ -89,6 +98,7 @@ def main() -> None:
         "update": {
             "batch": args.batch,
             "tokens_each": args.tokens,
+            "shared_prompt_tokens": 0 if args.distinct_prompts else half,
             "ppo_seconds_per_update": [round(s, 2) for s in update_seconds],
             "sft_seconds": round(sft["seconds"], 2),
         },

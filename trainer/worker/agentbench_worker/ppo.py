@@ -7,6 +7,12 @@ advantage per token, and the log-probability each sampled token had when it was 
 t's log-probability comes from the logits at t - 1, so token 0 is never trained on. The loss is
 the mean over every masked token of the batch (each token weighs the same, however long its
 sequence).
+
+Samples that open alike (every episode of one env starts with the same system turn and tool
+listing, every rollout of a scenario with the same request too) have that shared prefix read once
+(`logprobs_of`): its keys and values are computed once and every sample reads on from them, and
+the gradient reaching them from every sample goes back through the prefix once. The result, loss
+and gradient are the ones of reading each sample whole.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+from transformers import DynamicCache
 
 
 @dataclass
@@ -64,18 +71,85 @@ def parse_samples(raw, supervised: bool = False) -> list[Sample]:
 
 
 def token_logprobs(model, token_ids: list[int], device, temperature: float = 1.0,
-                   mask: list[int] | None = None) -> torch.Tensor:
+                   mask: list[int] | None = None, prefix: list | None = None) -> torch.Tensor:
     """Each token's log-probability given the ones before it (0 for token 0), as a vector; with
     a `mask`, only the masked tokens' (0 elsewhere): the logits of the other positions, most of
-    a long prompt, are then never computed."""
+    a long prompt, are then never computed. With a `prefix`, the keys and values of the first
+    tokens per layer (`(keys, values)` pairs), only the rest is read; no masked token may lie
+    within the prefix or just after it (its logits would come from the prefix)."""
     ids = torch.tensor([token_ids], device=device)
+    start = 0 if prefix is None else prefix[0][0].shape[-2]
     targets = torch.arange(1, len(token_ids), device=device)
     if mask is not None:
         targets = targets[torch.tensor(mask[1:], device=device).bool()]
-    logits = model(input_ids=ids, logits_to_keep=targets - 1).logits[0].float() / temperature
+    cache = None if prefix is None else DynamicCache(ddp_cache_data=prefix)
+    logits = model(input_ids=ids[:, start:], cache=cache,
+                   logits_to_keep=targets - 1 - start).logits[0].float() / temperature
     chosen = torch.log_softmax(logits, dim=-1).gather(1, ids[0, targets, None].long())[:, 0]
     return torch.zeros(len(token_ids), device=chosen.device, dtype=chosen.dtype).index_put(
         (targets,), chosen)
+
+
+#: The shortest prefix worth reading once for the samples that share it, in tokens.
+SHARED_LEAST = 32
+
+
+def shared_prefixes(samples: list[Sample]) -> list[tuple[int, list[int]]]:
+    """The samples in groups that share a prefix of at least `SHARED_LEAST` tokens ending before
+    the token whose logits predict their first masked token: `(prefix length, indices)` per
+    group, in the order of each group's first sample; the length is 0 for a sample that shares
+    with none."""
+    groups: list[tuple[list[int], list[int]]] = []  # [length], indices: the length shrinks
+    for index, sample in enumerate(samples):
+        bound = sample.loss_mask.index(1) - 1
+        for length, members in groups:
+            first = samples[members[0]].token_ids
+            shared = common_prefix(first, sample.token_ids, min(length[0], bound))
+            if shared >= SHARED_LEAST:
+                length[0] = shared
+                members.append(index)
+                break
+        else:
+            groups.append(([bound], [index]))
+    return [(length[0] if len(members) > 1 else 0, members) for length, members in groups]
+
+
+def common_prefix(a: list[int], b: list[int], most: int) -> int:
+    """How many leading tokens `a` and `b` share, at most `most`."""
+    most = min(most, len(a), len(b))
+    for at in range(most):
+        if a[at] != b[at]:
+            return at
+    return max(most, 0)
+
+
+def logprobs_of(model, samples: list[Sample], device, temperature: float = 1.0):
+    """Yields `(index, token_logprobs(...))` of every sample, masked, one at a time, the prefix
+    each group of `shared_prefixes` shares read once. Under autograd the caller backpropagates
+    each sample's loss before taking the next: the gradient that reaches the shared keys and
+    values is gathered, and sent back through the prefix once after the group's last sample."""
+    for length, members in shared_prefixes(samples):
+        if length == 0:
+            for index in members:
+                sample = samples[index]
+                yield index, token_logprobs(model, sample.token_ids, device, temperature,
+                                            sample.loss_mask)
+            continue
+        ids = torch.tensor([samples[members[0]].token_ids[:length]], device=device)
+        cache = model(input_ids=ids, use_cache=True, logits_to_keep=1).cache
+        held = [(layer.keys, layer.values) for layer in cache.layers]
+        grad = torch.is_grad_enabled() and held[0][0].requires_grad
+        # Leaves cut from the prefix's graph, so each sample's backward stops at them.
+        leaves = [tuple(t.detach().requires_grad_(grad) for t in pair) for pair in held]
+        for index in members:
+            sample = samples[index]
+            yield index, token_logprobs(model, sample.token_ids, device, temperature,
+                                        sample.loss_mask, leaves)
+        if grad:
+            pairs = [(tensor, leaf.grad) for held_pair, leaf_pair in zip(held, leaves)
+                     for tensor, leaf in zip(held_pair, leaf_pair) if leaf.grad is not None]
+            if pairs:
+                torch.autograd.backward([t for t, _ in pairs], [g for _, g in pairs])
 
 
 def clipped_loss(new: torch.Tensor, old: torch.Tensor, advantages: torch.Tensor,

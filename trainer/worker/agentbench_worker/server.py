@@ -89,12 +89,9 @@ class Worker:
         """One supervised step: the mean negative log-likelihood of every masked token of the
         batch, minimised by one AdamW step."""
         samples = ppo.parse_samples(body.get("samples"), supervised=True)
-        policy = self.policy
 
-        def loss_of(sample: ppo.Sample, tokens: float) -> dict:
-            logprobs = ppo.token_logprobs(policy.model, sample.token_ids, policy.device,
-                                          mask=sample.loss_mask)
-            mask = torch.tensor(sample.loss_mask, device=logprobs.device)
+        def loss_of(index: int, logprobs: torch.Tensor, tokens: float) -> dict:
+            mask = torch.tensor(samples[index].loss_mask, device=logprobs.device)
             return {"loss": -(logprobs * mask).sum() / tokens}
 
         with self.lock:
@@ -110,19 +107,15 @@ class Worker:
             raise chat.BadRequest("`kl_coef` needs the reference policy (started with --no-reference)")
         policy = self.policy
 
-        def loss_of(sample: ppo.Sample, tokens: float) -> dict:
-            new = ppo.token_logprobs(policy.model, sample.token_ids, policy.device, temperature,
-                                     sample.loss_mask)
-            reference = None
-            if kl_coef > 0:
-                reference = self.reference_logprobs(sample.token_ids, temperature, sample.loss_mask)
+        def loss_of(index: int, new: torch.Tensor, tokens: float) -> dict:
+            sample = samples[index]
             return ppo.clipped_loss(
                 new,
                 torch.tensor(sample.old_logprobs, device=new.device),
                 torch.tensor(sample.advantages, device=new.device),
                 torch.tensor(sample.loss_mask, device=new.device),
                 clip,
-                reference,
+                references[index] if references else None,
                 kl_coef,
                 tokens,
             )
@@ -133,24 +126,24 @@ class Worker:
                     f"`policy_version` {produced_by!r} is not a version this worker has had "
                     f"(it is at {policy.version})"
                 )
-            stats = self.update(samples, loss_of)
+            references = self.reference_logprobs(samples, temperature) if kl_coef > 0 else None
+            stats = self.update(samples, loss_of, temperature)
             stats["staleness"] = None if produced_by is None else policy.version - 1 - produced_by
             return stats
 
-    def reference_logprobs(self, token_ids: list[int], temperature: float,
-                           mask: list[int]) -> torch.Tensor:
-        """Each masked token's log-probability under the starting policy."""
+    def reference_logprobs(self, samples: list[ppo.Sample], temperature: float) -> dict:
+        """Each sample's masked tokens' log-probabilities under the starting policy, by index."""
         policy = self.policy
         with torch.no_grad():
             if self.lora:
                 with policy.model.disable_adapter():
-                    return ppo.token_logprobs(policy.model, token_ids, policy.device, temperature,
-                                              mask)
-            return ppo.token_logprobs(self.reference, token_ids, policy.device, temperature, mask)
+                    return dict(ppo.logprobs_of(policy.model, samples, policy.device, temperature))
+            return dict(ppo.logprobs_of(self.reference, samples, policy.device, temperature))
 
-    def update(self, samples: list[ppo.Sample], loss_of) -> dict:
-        """One AdamW step, under the lock: each sample's `loss_of(sample, tokens)["loss"]` (its
-        part of the mean over the batch's `tokens` masked tokens) is backpropagated, gradients
+    def update(self, samples: list[ppo.Sample], loss_of, temperature: float = 1.0) -> dict:
+        """One AdamW step, under the lock: each sample's `loss_of(index, logprobs, tokens)["loss"]`
+        (its part of the mean over the batch's `tokens` masked tokens, from its masked tokens'
+        log-probabilities at `temperature`, `ppo.logprobs_of`) is backpropagated, gradients
         clipped to norm 1, the step taken and the version bumped. Returns every part
         `loss_of` gives summed over the batch, with the gradient norm, the token and sample
         counts, the new version and the seconds taken."""
@@ -162,8 +155,9 @@ class Worker:
         policy.model.train()
         optimizer.zero_grad(set_to_none=True)
         try:
-            for sample in samples:
-                parts = loss_of(sample, tokens)
+            for index, logprobs in ppo.logprobs_of(policy.model, samples, policy.device,
+                                                   temperature):
+                parts = loss_of(index, logprobs, tokens)
                 parts["loss"].backward()
                 for key, value in parts.items():
                     totals[key] = totals.get(key, 0.0) + float(value.detach())

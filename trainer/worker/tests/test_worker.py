@@ -303,6 +303,47 @@ class Updates(unittest.TestCase):
         torch.testing.assert_close(masked[keep], full[keep])
         self.assertTrue(torch.all(masked[~keep] == 0))
 
+    def test_a_shared_prefix_is_read_once_with_the_same_loss_and_gradient(self):
+        first, _ = self.sample_of(self.complete(seed=1), 1.0)
+        second, _ = self.sample_of(self.complete(seed=2), -1.0)
+        other, _ = self.sample_of(self.worker.complete({
+            "messages": [{"role": "user", "content": "Name a colour, please."}],
+            "max_tokens": 12, "seed": 3}), 0.5)
+        samples = ppo.parse_samples([first, other, second])
+        prompt = first["loss_mask"].index(1)
+        self.assertGreaterEqual(prompt - 1, ppo.SHARED_LEAST)
+        # The two replies to one request share all of it but the token whose logits predict
+        # the first reply token; the other request shares too little.
+        self.assertEqual(ppo.shared_prefixes(samples), [(prompt - 1, [0, 2]), (0, [1])])
+
+        model, device = self.worker.policy.model, self.worker.policy.device
+
+        def gradients(logprobs_of):
+            model.zero_grad(set_to_none=True)
+            values = {}
+            for index, logprobs in logprobs_of():
+                mask = torch.tensor(samples[index].loss_mask)
+                (-(logprobs * mask).sum() * (index + 1)).backward()
+                values[index] = logprobs.detach()
+            return values, {name: p.grad.clone() for name, p in model.named_parameters()
+                            if p.grad is not None}
+
+        def alone():
+            for index, sample in enumerate(samples):
+                yield index, ppo.token_logprobs(model, sample.token_ids, device, 1.0,
+                                                sample.loss_mask)
+
+        shared_values, shared_grads = gradients(
+            lambda: ppo.logprobs_of(model, samples, device, 1.0))
+        alone_values, alone_grads = gradients(alone)
+        model.zero_grad(set_to_none=True)
+        for index in alone_values:
+            torch.testing.assert_close(shared_values[index], alone_values[index])
+        self.assertEqual(shared_grads.keys(), alone_grads.keys())
+        self.assertTrue(alone_grads)
+        for name, grad in alone_grads.items():
+            torch.testing.assert_close(shared_grads[name], grad, rtol=1e-4, atol=1e-6, msg=name)
+
 
 class Lora(Updates):
     """The same updates and checkpoints with rank-4 LoRA adapters instead of every weight."""
