@@ -614,8 +614,8 @@ impl Trainer<'_> {
             tokens,
             self.config.sft_epochs
         );
+        let tools: Vec<&str> = samples.iter().map(|(tools, _)| tools.as_str()).collect();
         for epoch in 0..self.config.sft_epochs {
-            let tools: Vec<&str> = samples.iter().map(|(tools, _)| tools.as_str()).collect();
             let seed = self.config.seed ^ u64::from(epoch);
             for chunk in sft_batches(&tools, self.config.sft_batch, seed) {
                 let batch: Vec<TrainSample> = chunk
