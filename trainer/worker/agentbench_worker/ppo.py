@@ -99,19 +99,18 @@ def shared_prefixes(samples: list[Sample]) -> list[tuple[int, list[int]]]:
     the token whose logits predict their first masked token: `(prefix length, indices)` per
     group, in the order of each group's first sample; the length is 0 for a sample that shares
     with none."""
-    groups: list[tuple[list[int], list[int]]] = []  # [length], indices: the length shrinks
+    groups: list[tuple[int, list[int]]] = []
     for index, sample in enumerate(samples):
         bound = sample.loss_mask.index(1) - 1
-        for length, members in groups:
+        for at, (length, members) in enumerate(groups):
             first = samples[members[0]].token_ids
-            shared = common_prefix(first, sample.token_ids, min(length[0], bound))
+            shared = common_prefix(first, sample.token_ids, min(length, bound))
             if shared >= SHARED_LEAST:
-                length[0] = shared
-                members.append(index)
+                groups[at] = (shared, members + [index])
                 break
         else:
-            groups.append(([bound], [index]))
-    return [(length[0] if len(members) > 1 else 0, members) for length, members in groups]
+            groups.append((bound, [index]))
+    return [(length if len(members) > 1 else 0, members) for length, members in groups]
 
 
 def common_prefix(a: list[int], b: list[int], most: int) -> int:
@@ -129,18 +128,15 @@ def logprobs_of(model, samples: list[Sample], device, temperature: float = 1.0):
     each sample's loss before taking the next: the gradient that reaches the shared keys and
     values is gathered, and sent back through the prefix once after the group's last sample."""
     for length, members in shared_prefixes(samples):
-        if length == 0:
-            for index in members:
-                sample = samples[index]
-                yield index, token_logprobs(model, sample.token_ids, device, temperature,
-                                            sample.loss_mask)
-            continue
-        ids = torch.tensor([samples[members[0]].token_ids[:length]], device=device)
-        cache = model(input_ids=ids, use_cache=True, logits_to_keep=1).cache
-        held = [(layer.keys, layer.values) for layer in cache.layers]
-        grad = torch.is_grad_enabled() and held[0][0].requires_grad
-        # Leaves cut from the prefix's graph, so each sample's backward stops at them.
-        leaves = [tuple(t.detach().requires_grad_(grad) for t in pair) for pair in held]
+        held = leaves = None
+        grad = False
+        if length:
+            ids = torch.tensor([samples[members[0]].token_ids[:length]], device=device)
+            cache = model(input_ids=ids, use_cache=True, logits_to_keep=1).cache
+            held = [(layer.keys, layer.values) for layer in cache.layers]
+            grad = torch.is_grad_enabled() and held[0][0].requires_grad
+            # Leaves cut from the prefix's graph, so each sample's backward stops at them.
+            leaves = [tuple(t.detach().requires_grad_(grad) for t in pair) for pair in held]
         for index in members:
             sample = samples[index]
             yield index, token_logprobs(model, sample.token_ids, device, temperature,
