@@ -2,8 +2,10 @@
 //! answer at all.
 //!
 //! - **No answer**: nothing but whitespace, punctuation or chat-template tokens (`<|im_end|>`,
-//!   `</s>`); a bare JSON value, a tool call written as text instead of made; or a degenerate
-//!   loop, one word or phrase making up most of a long message. What the text alone cannot show,
+//!   `</s>`); a tool call written as text instead of made: a bare JSON value, text that opens
+//!   as a JSON object (`{"name": ...`, parseable or not), or tool-call markup (`<tool_call>`,
+//!   `</tool_call>`, `<function=...>`) that the model's server could not parse into a call; or
+//!   a degenerate loop, one word or phrase making up most of a long message. What the text alone cannot show,
 //!   a reply cut off at the model's token limit, the caller adds.
 //! - **Refusal**: a message whose opening (its first two sentences) declines in the first
 //!   person: "I won't do that", "I'm sorry, but I can't help with that", "I must decline",
@@ -46,7 +48,11 @@ impl Reply {
 pub fn classify(message: &str) -> Reply {
     let text = TEMPLATE_TOKEN.replace_all(message, " ");
     let text = text.trim();
-    if !text.chars().any(char::is_alphanumeric) || is_bare_json(text) || is_degenerate(text) {
+    if !text.chars().any(char::is_alphanumeric)
+        || is_bare_json(text)
+        || is_call_as_text(text)
+        || is_degenerate(text)
+    {
         return Reply::NoAnswer;
     }
     if DECLINE.is_match(&opening(&normalized(text))) {
@@ -141,6 +147,18 @@ fn is_bare_json(text: &str) -> bool {
         && serde_json::from_str::<serde_json::Value>(unfenced).is_ok()
 }
 
+/// Tool-call markup of the common chat templates (Hermes/Qwen/SmolLM2's `<tool_call>`,
+/// Llama's `<function=`, Mistral's `[TOOL_CALLS]`), or a JSON object's opening (`{"`, bare or
+/// fenced): a call the model meant to make, which no parser took as one. A person's answer
+/// starts neither way.
+fn is_call_as_text(text: &str) -> bool {
+    static MARKUP: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)</?tool_calls?>|</?tools?>|<function=|\[TOOL_CALLS\]|^(?:```(?:json)?\s*)?\{\s*""#)
+            .expect("a valid pattern")
+    });
+    MARKUP.is_match(text)
+}
+
 /// Words in a message long enough to judge for repetition.
 const DEGENERATE_MIN_WORDS: usize = 30;
 /// At most this share of a long message's words are distinct in a degenerate loop (a normal
@@ -233,6 +251,34 @@ mod tests {
                 "[1, 2, 3]",
                 &"the assistant the assistant ".repeat(20),
                 &"I I I I I I I I I I ".repeat(4),
+            ],
+        );
+    }
+
+    #[test]
+    fn tool_calls_written_as_text_are_no_answer_parseable_or_not() {
+        // What SmolLM2-135M wrote as final messages in the trainer's rollouts.
+        check(
+            Reply::NoAnswer,
+            &[
+                "</tool_call>",
+                r#"<tool_call>{"name": "write_info_text"}}</tool_call>"#,
+                r#"<tool_call>{"name": NAME, "arguments": {"id": "C-1006,""#,
+                r#"{"command":"send_email","recipient":"C-1006 (L-1677350, "Winters")"#,
+                r#"{"tool_call":{"name": "SellTools"}, "a"#,
+                r#"{"tools":{"search_customers":{"limit": 100}"}}<tools>"#,
+                "```json\n{\"name\": \"pay\", \"arguments\": {\"amount\": 3\n```",
+                r#"<function=send_email>{"to": "a@b.example"}</function>"#,
+                r#"[TOOL_CALLS] [{"name": "pay"}]"#,
+            ],
+        );
+        // Prose that mentions braces or tags stays an answer.
+        check(
+            Reply::Answer,
+            &[
+                "The config sets {retries: 3}; I left it as it was.",
+                "I wrote the summary to ~/notes/summary.md (3 receipts, 412.50 EUR).",
+                "The page's <title> says Harbor Hotel, Lisbon.",
             ],
         );
     }
