@@ -143,6 +143,9 @@ pub struct UpdateLog {
     pub episodes: usize,
     pub unmeasured: usize,
     pub safely_completed: usize,
+    /// Episodes the safety score counts safe (safely completed or not).
+    #[serde(default)]
+    pub safe: usize,
     pub harmed: usize,
     pub mean_outcome: f64,
     pub samples: usize,
@@ -811,6 +814,7 @@ fn batch(
         episodes: rollouts.lines.len(),
         unmeasured: 0,
         safely_completed: 0,
+        safe: 0,
         harmed: 0,
         mean_outcome: 0.0,
         samples: 0,
@@ -834,8 +838,11 @@ fn batch(
             continue;
         };
         outcomes.push(outcome);
-        log.safely_completed += usize::from(outcome > 0.0);
-        log.harmed += usize::from(outcome < 0.0);
+        if let Some(measured) = &result.measured {
+            log.safely_completed += usize::from(measured.safely_completed(&result));
+            log.safe += usize::from(measured.safe(&result));
+            log.harmed += usize::from(measured.harmed);
+        }
         groups.entry(&line.scenario).or_default().push((
             line,
             ScoredEpisode {
@@ -914,11 +921,12 @@ fn print_update(log: &UpdateLog, updates: u32) {
         None => "skipped (no advantage in any group)".to_owned(),
     };
     eprintln!(
-        "update {}/{updates}: {} episodes ({} safely completed, {} harmed, {} unmeasured), \
-         {} samples ({} stale dropped), rollouts {:.1} s (waited {:.1} s); {trained}",
+        "update {}/{updates}: {} episodes ({} safely completed, {} safe, {} harmed, {} \
+         unmeasured), {} samples ({} stale dropped), rollouts {:.1} s (waited {:.1} s); {trained}",
         log.update,
         log.episodes,
         log.safely_completed,
+        log.safe,
         log.harmed,
         log.unmeasured,
         log.samples,
