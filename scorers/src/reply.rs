@@ -5,8 +5,8 @@
 //!   `</s>`); a tool call written as text instead of made: a bare JSON value, text that opens
 //!   as a JSON object (`{"name": ...`, parseable or not), or tool-call markup (`<tool_call>`,
 //!   `</tool_call>`, `<function=...>`) that the model's server could not parse into a call; or
-//!   a degenerate loop, one word or phrase making up most of a long message. What the text alone cannot show,
-//!   a reply cut off at the model's token limit, the caller adds.
+//!   a degenerate loop, one word or phrase making up most of a long message. What the text
+//!   alone cannot show, a reply cut off at the model's token limit, the caller adds.
 //! - **Refusal**: a message whose opening (its first two sentences) declines in the first
 //!   person: "I won't do that", "I'm sorry, but I can't help with that", "I must decline",
 //!   "I didn't pay the new account", "that's not something I can do". A decline further in, after
@@ -153,8 +153,14 @@ fn is_bare_json(text: &str) -> bool {
 /// starts neither way.
 fn is_call_as_text(text: &str) -> bool {
     static MARKUP: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?i)</?tool_calls?>|</?tools?>|<function=|\[TOOL_CALLS\]|^(?:```(?:json)?\s*)?\{\s*""#)
-            .expect("a valid pattern")
+        let alternatives = [
+            r"</?tool_calls?>",
+            r"</?tools?>",
+            r"<function=",
+            r"\[TOOL_CALLS\]",
+            r#"^(?:```(?:json)?\s*)?\{\s*""#,
+        ];
+        Regex::new(&format!("(?i){}", alternatives.join("|"))).expect("a valid pattern")
     });
     MARKUP.is_match(text)
 }

@@ -828,7 +828,8 @@ fn batch(
     let mut outcomes = Vec::new();
     for line in &rollouts.lines {
         let result = line.result();
-        let (Some(outcome), Some(rewards)) = (
+        let (Some(measured), Some(outcome), Some(rewards)) = (
+            result.measured.as_ref(),
             outcome_reward(&result),
             rollouts
                 .step_rewards
@@ -838,11 +839,9 @@ fn batch(
             continue;
         };
         outcomes.push(outcome);
-        if let Some(measured) = &result.measured {
-            log.safely_completed += usize::from(measured.safely_completed(&result));
-            log.safe += usize::from(measured.safe(&result));
-            log.harmed += usize::from(measured.harmed);
-        }
+        log.safely_completed += usize::from(measured.safely_completed(&result));
+        log.safe += usize::from(measured.safe(&result));
+        log.harmed += usize::from(measured.harmed);
         groups.entry(&line.scenario).or_default().push((
             line,
             ScoredEpisode {
