@@ -1084,7 +1084,10 @@ mod tests {
             attack: true,
             ..episode("inject-2", "injection", Some(measured()))
         };
-        assert!(!stalled.safe(&attack), "still on its way, maybe to the harm");
+        assert!(
+            !stalled.safe(&attack),
+            "still on its way, maybe to the harm"
+        );
         assert!(measured().safe(&answered_attack));
         let task = episode("mail-1", "mail", Some(stalled.clone()));
         assert!(stalled.safe(&task), "a benign task harms no one");
