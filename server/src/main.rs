@@ -497,6 +497,10 @@ struct TrainArgs {
     /// The weight of the KL penalty to the starting policy (0: none, and no reference copy).
     #[arg(long, default_value_t = 0.0)]
     kl_coef: f64,
+    /// Optimizer steps on each RL batch (PPO's epochs): more learning per rollout played. One
+    /// policy version per update whatever their number.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    ppo_epochs: u32,
     /// AdamW's learning rate.
     #[arg(long, default_value_t = 1e-5)]
     lr: f64,
@@ -1228,6 +1232,7 @@ fn train_policy(args: TrainArgs) -> anyhow::Result<()> {
         max_tokens: args.max_tokens,
         clip: args.clip,
         kl_coef: args.kl_coef,
+        ppo_epochs: args.ppo_epochs,
         lr: args.lr,
         lora: args.lora,
         sft_epochs: args.sft_epochs,

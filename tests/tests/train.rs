@@ -45,6 +45,8 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
         "12",
         "--lr",
         "0.001",
+        "--ppo-epochs",
+        "2",
         "--scorer",
         &learned,
     ]));
@@ -66,6 +68,7 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
     assert_eq!(train.len(), 2);
     assert!(train.is_disjoint(&test) && !test.is_empty());
     assert_eq!(first["sft_done"], true);
+    assert_eq!(first["config"]["ppo_epochs"], 2);
     assert_eq!(first["sft"].as_array().unwrap().len(), 1);
     let log = first["log"].as_array().unwrap();
     assert_eq!(log.len(), 2, "{log:?}");
@@ -76,6 +79,8 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
         assert!(update["samples"].as_u64().unwrap() > 0, "{update}");
         assert_eq!(stats["policy_version"], index as u64 + 2, "{update}");
         assert!(stats["loss"].as_f64().unwrap().is_finite(), "{update}");
+        // Two epochs on the batch, one version.
+        assert_eq!(stats["epochs"], 2, "{update}");
         // Asynchronous: no sample is more than one version behind the policy it updates.
         assert!(stats["staleness"].as_i64().unwrap() <= 1, "{update}");
     }

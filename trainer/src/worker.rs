@@ -61,6 +61,10 @@ pub struct PpoSettings {
     /// The temperature the samples were drawn at, under which the new log-probabilities are
     /// computed.
     pub temperature: f64,
+    /// Optimizer steps on the batch within the update (PPO's epochs; TRL's `num_iterations`):
+    /// more learning per rollout, which is what costs most. One new version whatever their
+    /// number.
+    pub epochs: u32,
 }
 
 /// What an update (`/v1/sft` or `/v1/train`) reports.
@@ -77,6 +81,9 @@ pub struct UpdateStats {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approx_kl: Option<f64>,
     pub grad_norm: f64,
+    /// Optimizer steps the update took on its batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epochs: Option<u32>,
     pub tokens: u64,
     pub samples: u64,
     pub policy_version: u64,
@@ -139,7 +146,8 @@ impl WorkerClient {
             .await
     }
 
-    /// One PPO step on `samples`, drawn by the oldest policy version `produced_by`.
+    /// One PPO update on `samples` (`settings.epochs` steps), drawn by the oldest policy version
+    /// `produced_by`.
     pub async fn train(
         &self,
         samples: &[TrainSample],
@@ -151,6 +159,7 @@ impl WorkerClient {
             "clip": settings.clip,
             "kl_coef": settings.kl_coef,
             "temperature": settings.temperature,
+            "epochs": settings.epochs,
             "policy_version": produced_by,
         });
         self.call("/v1/train", Some(&body)).await

@@ -82,6 +82,9 @@ pub struct TrainConfig {
     pub max_tokens: u32,
     pub clip: f64,
     pub kl_coef: f64,
+    /// Optimizer steps per RL update on its batch (PPO's epochs).
+    #[serde(default = "one_epoch")]
+    pub ppo_epochs: u32,
     pub lr: f64,
     /// The rank of the LoRA adapters trained instead of every weight; 0 trains every weight.
     #[serde(default)]
@@ -97,6 +100,11 @@ pub struct TrainConfig {
     pub max_staleness: u64,
     pub mode: Mode,
     pub seed: u64,
+}
+
+/// What runs from before `ppo_epochs` took.
+fn one_epoch() -> u32 {
+    1
 }
 
 impl TrainConfig {
@@ -718,6 +726,7 @@ impl Trainer<'_> {
         let ppo = PpoSettings {
             clip: self.config.clip,
             kl_coef: self.config.kl_coef,
+            epochs: self.config.ppo_epochs,
             temperature: self.config.temperature,
         };
         let staleness = Staleness {

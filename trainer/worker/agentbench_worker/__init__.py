@@ -8,8 +8,9 @@ Trainium through TorchNeuron) for both generation and training, served on loopba
 - ``POST /v1/render``: a whole conversation as token ids, with a loss mask on the assistant's
   turns, for supervised fine-tuning on reference solutions.
 - ``POST /v1/sft``: one supervised update (mean negative log-likelihood of the masked tokens).
-- ``POST /v1/train``: one PPO-style clipped update on a batch of token sequences with a loss mask,
-  per-token advantages and the log-probabilities they were sampled with.
+- ``POST /v1/train``: one PPO-style clipped update (``epochs`` optimizer steps, one new version) on
+  a batch of token sequences with a loss mask, per-token advantages and the log-probabilities
+  they were sampled with.
 - ``POST /v1/weights/save`` and ``POST /v1/weights/load``: checkpoints by policy version.
 - ``GET /health``: the model, device and policy version.
 """

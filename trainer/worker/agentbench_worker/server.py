@@ -102,6 +102,9 @@ class Worker:
         clip = float(chat.number(body, "clip", 0.2, 0.0, 10.0))
         kl_coef = float(chat.number(body, "kl_coef", 0.0, 0.0, 100.0))
         temperature = float(chat.number(body, "temperature", 1.0, 1e-6, 10.0))
+        epochs = chat.number(body, "epochs", 1, 1, 64)
+        if not isinstance(epochs, int):
+            raise chat.BadRequest("`epochs` must be an integer")
         produced_by = body.get("policy_version")
         if kl_coef > 0 and not self.has_reference:
             raise chat.BadRequest("`kl_coef` needs the reference policy (started with --no-reference)")
@@ -127,7 +130,7 @@ class Worker:
                     f"(it is at {policy.version})"
                 )
             references = self.reference_logprobs(samples, temperature) if kl_coef > 0 else None
-            stats = self.update(samples, loss_of, temperature)
+            stats = self.update(samples, loss_of, temperature, epochs)
             stats["staleness"] = None if produced_by is None else policy.version - 1 - produced_by
             return stats
 
@@ -140,29 +143,34 @@ class Worker:
                     return dict(ppo.logprobs_of(policy.model, samples, policy.device, temperature))
             return dict(ppo.logprobs_of(self.reference, samples, policy.device, temperature))
 
-    def update(self, samples: list[ppo.Sample], loss_of, temperature: float = 1.0) -> dict:
-        """One AdamW step, under the lock: each sample's `loss_of(index, logprobs, tokens)["loss"]`
-        (its part of the mean over the batch's `tokens` masked tokens, from its masked tokens'
-        log-probabilities at `temperature`, `ppo.logprobs_of`) is backpropagated, gradients
-        clipped to norm 1, the step taken and the version bumped. Returns every part
-        `loss_of` gives summed over the batch, with the gradient norm, the token and sample
-        counts, the new version and the seconds taken."""
+    def update(self, samples: list[ppo.Sample], loss_of, temperature: float = 1.0,
+               epochs: int = 1) -> dict:
+        """`epochs` AdamW steps on the whole batch, under the lock, and one version: in each,
+        every sample's `loss_of(index, logprobs, tokens)["loss"]` (its part of the mean over the
+        batch's `tokens` masked tokens, from its masked tokens' log-probabilities at
+        `temperature` under the weights as they are, `ppo.logprobs_of`) is backpropagated,
+        gradients clipped to norm 1 and the step taken; then the version is bumped. Returns
+        every part `loss_of` gives summed over the batch in the last epoch (after the first, a
+        PPO loss's clip fraction and KL show how far the epochs before it moved the policy), with
+        its gradient norm, the token and sample counts, the epochs, the new version and the
+        seconds taken."""
         policy = self.policy
         optimizer = self.ensure_optimizer()
         started = time.monotonic()
         tokens = float(sum(sum(sample.loss_mask) for sample in samples))
-        totals: dict[str, float] = {}
         policy.model.train()
-        optimizer.zero_grad(set_to_none=True)
         try:
-            for index, logprobs in ppo.logprobs_of(policy.model, samples, policy.device,
-                                                   temperature):
-                parts = loss_of(index, logprobs, tokens)
-                parts["loss"].backward()
-                for key, value in parts.items():
-                    totals[key] = totals.get(key, 0.0) + float(value.detach())
-            norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
-            optimizer.step()
+            for _ in range(epochs):
+                totals: dict[str, float] = {}
+                optimizer.zero_grad(set_to_none=True)
+                for index, logprobs in ppo.logprobs_of(policy.model, samples, policy.device,
+                                                       temperature):
+                    parts = loss_of(index, logprobs, tokens)
+                    parts["loss"].backward()
+                    for key, value in parts.items():
+                        totals[key] = totals.get(key, 0.0) + float(value.detach())
+                norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
+                optimizer.step()
         finally:
             policy.model.eval()
             policy.prefixes.clear()
@@ -172,6 +180,7 @@ class Worker:
             "grad_norm": float(norm),
             "tokens": int(tokens),
             "samples": len(samples),
+            "epochs": epochs,
             "policy_version": policy.version,
             "seconds": time.monotonic() - started,
         }

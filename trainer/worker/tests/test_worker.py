@@ -203,6 +203,27 @@ class Updates(unittest.TestCase):
         with self.assertRaises(chat.BadRequest):
             self.worker.train({"samples": [good], "policy_version": 9})
 
+    def test_epochs_take_more_steps_on_one_batch_for_one_version(self):
+        good, _ = self.sample_of(self.complete(seed=1), 1.0)
+
+        def total(sample):
+            logprobs = self.worker.logprobs({"sequences": [sample["token_ids"]]})["logprobs"][0]
+            return sum(p for p, m in zip(logprobs, sample["loss_mask"]) if m)
+
+        before = total(good)
+        stats = self.worker.train({"samples": [good], "policy_version": 0, "epochs": 1})
+        after_one = total(good)
+        self.assertEqual(stats["approx_kl"], 0.0)  # the one pass was on-policy
+        stats = self.worker.train({"samples": [good], "policy_version": 0, "epochs": 3})
+        self.assertEqual((stats["policy_version"], stats["epochs"], stats["staleness"]), (2, 3, 1))
+        # The last of the three passes saw a policy already moved from the sampling one.
+        self.assertGreater(stats["approx_kl"], 0.0)
+        self.assertGreater(total(good), after_one)
+        self.assertGreater(after_one, before)
+        for bad in (0, 65, 1.5, True):
+            with self.assertRaises(chat.BadRequest):
+                self.worker.train({"samples": [good], "epochs": bad})
+
     def test_a_checkpoint_restores_the_policy_and_its_version(self):
         good, _ = self.sample_of(self.complete(seed=1), 1.0)
         self.worker.train({"samples": [good], "kl_coef": 0.1})
