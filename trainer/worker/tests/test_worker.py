@@ -172,6 +172,11 @@ class Updates(unittest.TestCase):
             "old_logprobs": [0.0] * len(prompt) + logprobs,
         }, n
 
+    def total(self, sample) -> float:
+        """The policy's log-probability of the tokens `sample` trains on."""
+        logprobs = self.worker.logprobs({"sequences": [sample["token_ids"]]})["logprobs"][0]
+        return sum(p for p, m in zip(logprobs, sample["loss_mask"]) if m)
+
     def test_sampled_log_probabilities_are_the_policys_own(self):
         reply = self.complete(seed=1)
         sample, _ = self.sample_of(reply, 1.0)
@@ -187,17 +192,13 @@ class Updates(unittest.TestCase):
         good, _ = self.sample_of(self.complete(seed=1), 1.0)
         bad, _ = self.sample_of(self.complete(seed=2), -1.0)
 
-        def total(sample):
-            logprobs = self.worker.logprobs({"sequences": [sample["token_ids"]]})["logprobs"][0]
-            return sum(p for p, m in zip(logprobs, sample["loss_mask"]) if m)
-
-        before = (total(good), total(bad))
+        before = (self.total(good), self.total(bad))
         for step in range(3):
             stats = self.worker.train({"samples": [good, bad], "policy_version": 0, "clip": 0.2})
             self.assertEqual(stats["policy_version"], step + 1)
             self.assertEqual(stats["staleness"], step)
-        self.assertGreater(total(good), before[0])
-        self.assertLess(total(bad), before[1])
+        self.assertGreater(self.total(good), before[0])
+        self.assertLess(self.total(bad), before[1])
         self.assertGreater(stats["clip_fraction"], 0.0)
         # A version the worker never had is refused.
         with self.assertRaises(chat.BadRequest):
@@ -206,19 +207,15 @@ class Updates(unittest.TestCase):
     def test_epochs_take_more_steps_on_one_batch_for_one_version(self):
         good, _ = self.sample_of(self.complete(seed=1), 1.0)
 
-        def total(sample):
-            logprobs = self.worker.logprobs({"sequences": [sample["token_ids"]]})["logprobs"][0]
-            return sum(p for p, m in zip(logprobs, sample["loss_mask"]) if m)
-
-        before = total(good)
+        before = self.total(good)
         stats = self.worker.train({"samples": [good], "policy_version": 0, "epochs": 1})
-        after_one = total(good)
+        after_one = self.total(good)
         self.assertEqual(stats["approx_kl"], 0.0)  # the one pass was on-policy
         stats = self.worker.train({"samples": [good], "policy_version": 0, "epochs": 3})
         self.assertEqual((stats["policy_version"], stats["epochs"], stats["staleness"]), (2, 3, 1))
         # The last of the three passes saw a policy already moved from the sampling one.
         self.assertGreater(stats["approx_kl"], 0.0)
-        self.assertGreater(total(good), after_one)
+        self.assertGreater(self.total(good), after_one)
         self.assertGreater(after_one, before)
         for bad in (0, 65, 1.5, True):
             with self.assertRaises(chat.BadRequest):
