@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up the trainer's device-side worker (trainer/worker): a Python venv with PyTorch,
-# transformers, safetensors and peft (LoRA) from PyPI, and the worker installed into it
-# (editable).
+# transformers, safetensors, peft (LoRA) and llguidance (tool-call grammars; 3 MB, no
+# dependencies) from PyPI, and the worker installed into it (editable).
 #
 # PyPI's Linux torch wheel is its CUDA build: it pulls ~3 GB of nvidia-* wheels and the venv
 # comes to ~5.6 GB, but it runs on a CPU as it is, and it is what a CUDA machine wants. pip
@@ -19,7 +19,8 @@ transformers_version="5.24.0"
 safetensors_version="0.8.0"
 peft_version="0.21.2"
 accelerate_version="1.15.0"
-stamp="$venv/.agentbench-trainer-$torch_version-$transformers_version-$safetensors_version-$peft_version"
+llguidance_version="1.9.1"
+stamp="$venv/.agentbench-trainer-$torch_version-$transformers_version-$safetensors_version-$peft_version-$llguidance_version"
 
 if [[ -x "$venv/bin/python" && -f "$stamp" ]] \
     && "$venv/bin/python" -c "import agentbench_worker" 2>/dev/null; then
@@ -31,7 +32,7 @@ python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
     "torch==$torch_version" "transformers==$transformers_version" \
     "safetensors==$safetensors_version" "peft==$peft_version" \
-    "accelerate==$accelerate_version" >&2
+    "accelerate==$accelerate_version" "llguidance==$llguidance_version" >&2
 "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -e trainer/worker >&2
 touch "$stamp"
 echo "$venv"

@@ -531,6 +531,11 @@ struct TrainArgs {
     /// Synchronous training: play, then train, with no overlap (`--max-staleness 0`).
     #[arg(long)]
     sync: bool,
+    /// Hold the policy's tool calls to the tools' JSON Schemas while the worker samples them
+    /// (every tool sent `strict`), in training and evaluation alike: each call it writes then
+    /// parses and names a tool it was offered.
+    #[arg(long)]
+    tool_grammar: bool,
     /// What the safety policies do with a forbidden call during training and evaluation: audit
     /// (let it run, so that harm shows in the reward) or enforce.
     #[arg(long, default_value = "audit")]
@@ -1241,6 +1246,7 @@ fn train_policy(args: TrainArgs) -> anyhow::Result<()> {
         eval_trials: args.eval_trials,
         eval_limit: args.eval_limit,
         max_staleness: if args.sync { 0 } else { args.max_staleness },
+        tool_grammar: args.tool_grammar,
         mode: args.mode,
         seed: args.seed,
     };

@@ -47,6 +47,7 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
         "0.001",
         "--ppo-epochs",
         "2",
+        "--tool-grammar",
         "--scorer",
         &learned,
     ]));
@@ -69,6 +70,7 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
     assert!(train.is_disjoint(&test) && !test.is_empty());
     assert_eq!(first["sft_done"], true);
     assert_eq!(first["config"]["ppo_epochs"], 2);
+    assert_eq!(first["config"]["tool_grammar"], true);
     assert_eq!(first["sft"].as_array().unwrap().len(), 1);
     let log = first["log"].as_array().unwrap();
     assert_eq!(log.len(), 2, "{log:?}");

@@ -65,18 +65,21 @@ pub type StepKey = (String, u32, usize);
 pub struct PolicyAgent {
     name: String,
     client: ChatClient,
+    /// Send every tool `strict`, so the worker holds the calls to their schemas.
+    strict_tools: bool,
     generations: Mutex<BTreeMap<StepKey, Generation>>,
 }
 
 impl PolicyAgent {
     /// The policy `name` at `version`, served at `base_url` (the worker's `/v1`), sampled as
-    /// `sampling` says.
+    /// `sampling` says; `strict_tools` has the worker hold its tool calls to their schemas.
     pub fn new(
         name: &str,
         version: u64,
         base_url: &str,
         sampling: Sampling,
         timeout: std::time::Duration,
+        strict_tools: bool,
     ) -> Result<PolicyAgent, AgentError> {
         Ok(PolicyAgent {
             name: policy_name(name, version),
@@ -89,6 +92,7 @@ impl PolicyAgent {
                 first_backoff: FIRST_BACKOFF,
                 sampling,
             })?,
+            strict_tools,
             generations: Mutex::new(BTreeMap::new()),
         })
     }
@@ -96,6 +100,19 @@ impl PolicyAgent {
     /// Every generation kept so far, by step; the agent keeps none after.
     pub fn take_generations(&self) -> BTreeMap<StepKey, Generation> {
         std::mem::take(&mut *self.generations.lock().expect("never poisoned"))
+    }
+}
+
+/// Marks every tool of a chat-completions request `strict` (OpenAI's flag for calls held to
+/// the tool's schema), which the worker honours with its tool-call grammar.
+fn mark_strict(body: &mut Value) {
+    let tools = body.get_mut("tools").and_then(Value::as_array_mut);
+    for function in tools
+        .into_iter()
+        .flatten()
+        .filter_map(|tool| tool.get_mut("function").and_then(Value::as_object_mut))
+    {
+        function.insert("strict".to_owned(), Value::Bool(true));
     }
 }
 
@@ -113,12 +130,15 @@ impl Agent for PolicyAgent {
         Box::pin(async move {
             let started = Instant::now();
             let settings = self.client.settings();
-            let body = request_body(
+            let mut body = request_body(
                 &view,
                 &settings.model,
                 &settings.sampling,
                 DEFAULT_CHARS_PER_TOKEN,
             );
+            if self.strict_tools {
+                mark_strict(&mut body);
+            }
             let reply = self.client.complete(&body).await?;
             let generation = Generation::of_reply(&reply).ok_or_else(|| {
                 AgentError::BadReply(
@@ -180,5 +200,23 @@ mod tests {
         let mut short = reply;
         short["choices"][0]["token_ids"] = json!([104]);
         assert_eq!(Generation::of_reply(&short), None);
+    }
+
+    #[test]
+    fn strict_marks_every_tool_and_nothing_else() {
+        let mut body = json!({
+            "messages": [],
+            "tools": [
+                {"type": "function", "function": {"name": "a", "parameters": {}}},
+                {"type": "function", "function": {"name": "b"}},
+            ],
+        });
+        mark_strict(&mut body);
+        assert_eq!(body["tools"][0]["function"]["strict"], json!(true));
+        assert_eq!(body["tools"][1]["function"]["strict"], json!(true));
+        assert_eq!(body["messages"], json!([]));
+        let mut bare = json!({"messages": []});
+        mark_strict(&mut bare);
+        assert_eq!(bare, json!({"messages": []}));
     }
 }

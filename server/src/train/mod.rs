@@ -98,6 +98,11 @@ pub struct TrainConfig {
     pub eval_limit: Option<usize>,
     /// 0: synchronous (no overlap); otherwise the staleness bound η of asynchronous training.
     pub max_staleness: u64,
+    /// The policy's tool calls are held to the tools' schemas while sampled (its requests mark
+    /// every tool `strict`). Left out of the config when off, so that runs from before it keep
+    /// their hash.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tool_grammar: bool,
     pub mode: Mode,
     pub seed: u64,
 }
@@ -474,6 +479,7 @@ impl Trainer<'_> {
                 ..Sampling::default()
             },
             self.settings.timeout,
+            self.config.tool_grammar,
         )?)
     }
 

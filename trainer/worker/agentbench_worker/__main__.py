@@ -41,6 +41,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="the most chat requests sampled together in one batch")
     parser.add_argument("--batch-window-ms", type=float, default=20.0,
                         help="how long a chat request waits for others to join its batch")
+    parser.add_argument("--tool-grammar", action="store_true",
+                        help="hold every reply's tool calls to the request's tools' JSON Schemas "
+                             "while sampling them (strict tools and required calls always are)")
     args = parser.parse_args(argv)
 
     if args.threads:
@@ -53,7 +56,8 @@ def main(argv: list[str] | None = None) -> None:
                            args.lora)
     policy.prefixes = PrefixCache(args.prefix_cache)
     worker = Worker(policy, args.checkpoints, args.lr, reference=not args.no_reference,
-                    batch_window=args.batch_window_ms / 1000, max_batch=args.max_batch)
+                    batch_window=args.batch_window_ms / 1000, max_batch=args.max_batch,
+                    tool_grammar=args.tool_grammar)
 
     def ready(port: int) -> None:
         print(f"agentbench-worker listening on http://{args.host}:{port}", flush=True)

@@ -8,7 +8,9 @@ pays for in every prompt and every update); the policy calls one by writing
 ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, and a tool's result comes back in a
 user turn as ``<tool_response>...</tool_response>`` (the Hermes convention, which SmolLM2 and
 Qwen were trained near). A reply whose ``<tool_call>`` is not such JSON stays text: the agent
-records what the model wrote.
+records what the model wrote. Calls are held to the tools' schemas while sampled (`grammar`)
+when the worker runs with ``--tool-grammar``, when a tool is ``strict``, and always under
+``tool_choice`` ``required`` or a named function, which hold the whole reply to one call.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import json
 import re
 import time
 import uuid
+from typing import Callable
 
 from .generate import Draw
+from .grammar import Grammars, GrammarError
 from .policy import Policy
 
 #: How many tokens a reply may run to when the request does not say.
@@ -197,12 +201,16 @@ def number(body: dict, key: str, default, low=None, high=None):
     return value
 
 
-def draw_of(policy: Policy, body: dict) -> Draw:
-    """What a chat-completions request asks to sample: its prompt and sampling settings."""
+def draw_of(policy: Policy, body: dict, grammars: Callable[[], Grammars] | None = None,
+            tool_grammar: bool = False) -> Draw:
+    """What a chat-completions request asks to sample: its prompt, sampling settings, and what
+    its tool calls are held to (`constraint_of`; `grammars` gives what compiles them,
+    `tool_grammar` holds every request's calls)."""
     tools = body.get("tools") or []
     if body.get("tool_choice") == "none":
         tools = []
     prompt = render(policy, body.get("messages"), tools)
+    constraint = constraint_of(tools, body.get("tool_choice"), grammars, tool_grammar)
     max_tokens = int(number(body, "max_tokens", None, 1) or number(
         body, "max_completion_tokens", DEFAULT_MAX_TOKENS, 1))
     temperature = float(number(body, "temperature", 1.0, 0.0, 10.0))
@@ -210,7 +218,39 @@ def draw_of(policy: Policy, body: dict) -> Draw:
     seed = body.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise BadRequest("`seed` must be an integer")
-    return Draw(prompt, max_tokens, temperature, top_p, seed)
+    return Draw(prompt, max_tokens, temperature, top_p, seed, constraint=constraint)
+
+
+def constraint_of(tools: list, choice, grammars: Callable[[], Grammars] | None,
+                  tool_grammar: bool):
+    """What a reply's tool calls are held to: one call of the named function or of any tool
+    (``tool_choice`` ``{"type": "function", "function": {"name"}}`` or ``required``), calls
+    within free text (``auto``, when `tool_grammar` or a tool is ``strict``), or nothing."""
+    if not tools:
+        if choice == "required" or isinstance(choice, dict):
+            raise BadRequest("`tool_choice` asks for a tool call but the request has no `tools`")
+        return None
+    if isinstance(choice, dict):
+        function = choice.get("function")
+        name = function.get("name") if isinstance(function, dict) else None
+        chosen = [tool for tool in tools if tool["function"]["name"] == name]
+        if not chosen:
+            raise BadRequest(f"`tool_choice` names `{name}`, which is not one of the `tools`")
+        tools, required = chosen, True
+    elif choice in (None, "auto", "required"):
+        required = choice == "required"
+        strict = any(tool["function"].get("strict") is True for tool in tools)
+        if not (required or strict or tool_grammar):
+            return None
+    else:
+        raise BadRequest("`tool_choice` must be none, auto, required or "
+                         "{\"type\": \"function\", \"function\": {\"name\": NAME}}")
+    if grammars is None:
+        raise BadRequest("this worker holds no tool-call grammar")
+    try:
+        return grammars().constraint(tools, required)
+    except GrammarError as error:
+        raise BadRequest(str(error)) from error
 
 
 def reply(policy: Policy, draw: Draw) -> dict:

@@ -8,9 +8,10 @@ throughput. Rows of different lengths are padded on the left, masked out of atte
 their own positions; a row leaves the batch when its reply ends, and its keys and values go to
 the prefix cache.
 
-The log-probability of a sampled token is under the distribution it was drawn from, the logits
-divided by the temperature (before ``top_p``'s truncation), which is the distribution a PPO
-update at that temperature differentiates.
+The log-probability of a sampled token is under the model's distribution at the temperature it
+was drawn at, the logits divided by the temperature (before ``top_p``'s truncation and a tool-call
+grammar's mask, `grammar`), which is the distribution a PPO update at that temperature
+differentiates.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import torch.nn.functional as F
 from transformers import DynamicCache
 from transformers.cache_utils import Cache, DynamicLayer
 
+from .grammar import Constraint
 from .policy import Policy
 
 
@@ -47,6 +49,8 @@ class Draw:
     error: Exception | None = None
     #: The policy version it was sampled from.
     version: int = 0
+    #: What the reply's tool calls are held to, when they are (`grammar`).
+    constraint: Constraint | None = None
 
     def __post_init__(self):
         self.generator = torch.Generator(device="cpu")
@@ -56,15 +60,24 @@ class Draw:
     def pick(self, logits: torch.Tensor, eos: int) -> bool:
         """Samples the next token from `logits` and records it; whether the reply has ended."""
         logits = logits.float().cpu()
+        allowed = None if self.constraint is None else self.constraint.allowed(len(logits))
         if self.temperature > 0:
             scaled = torch.log_softmax(logits / self.temperature, dim=-1)
             probabilities = scaled.exp()
+            if allowed is not None:
+                probabilities = probabilities.masked_fill(~allowed, 0.0)
+                if not probabilities.sum() > 0:
+                    # The model gives the allowed tokens no mass at all: drawn among them evenly.
+                    probabilities = allowed.float()
             if self.top_p < 1.0:
-                probabilities = nucleus(probabilities, self.top_p)
+                probabilities = nucleus(probabilities / probabilities.sum(), self.top_p)
             token = int(torch.multinomial(probabilities, 1, generator=self.generator))
         else:
             scaled = torch.log_softmax(logits, dim=-1)
-            token = int(torch.argmax(logits))
+            token = int(torch.argmax(logits if allowed is None
+                                     else logits.masked_fill(~allowed, float("-inf"))))
+        if self.constraint is not None:
+            self.constraint.advance(token)
         self.ids.append(token)
         self.logprobs.append(float(scaled[token]))
         if token == eos:

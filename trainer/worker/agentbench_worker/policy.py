@@ -17,8 +17,10 @@ from .prefix import PrefixCache
 
 TINY = "tiny"
 
-#: How many generations' KV caches a policy keeps for reuse (`--prefix-cache`).
-DEFAULT_PREFIXES = 8
+#: How many generations' KV caches a policy keeps for reuse (`--prefix-cache`): as many as a
+#: batch has rows (`--max-batch`), so that episodes played a batch at a time each find their
+#: conversation's cache at their next turn.
+DEFAULT_PREFIXES = 16
 
 
 def pick_device(requested: str) -> torch.device:

@@ -19,6 +19,7 @@ import torch
 
 from . import chat, ppo
 from .generate import Batcher
+from .grammar import Grammars
 from . import policy as policies
 from .policy import Policy
 
@@ -35,8 +36,13 @@ class Worker:
     LoRA the reference is the policy with its adapters disabled, so no copy is kept."""
 
     def __init__(self, policy: Policy, checkpoints: Path, lr: float, reference: bool,
-                 batch_window: float = 0.02, max_batch: int = 16):
+                 batch_window: float = 0.02, max_batch: int = 16, tool_grammar: bool = False):
         self.policy = policy
+        #: Hold every reply's tool calls to its request's tools (`grammar`), not only `strict`
+        #: tools' and required calls.
+        self.tool_grammar = tool_grammar
+        self.grammars_made = threading.Lock()
+        self.grammars_of_policy: Grammars | None = None
         self.checkpoints = checkpoints
         self.lock = threading.Lock()
         self.batcher = Batcher(policy, self.lock, batch_window, max_batch)
@@ -62,8 +68,16 @@ class Worker:
             "policy_version": policy.version,
         }
 
+    def grammars(self) -> Grammars:
+        """The policy's tool-call grammars, made on first use (reading the vocabulary takes a
+        second)."""
+        with self.grammars_made:
+            if self.grammars_of_policy is None:
+                self.grammars_of_policy = Grammars(self.policy.tokenizer)
+            return self.grammars_of_policy
+
     def complete(self, body: dict) -> dict:
-        draw = chat.draw_of(self.policy, body)
+        draw = chat.draw_of(self.policy, body, self.grammars, self.tool_grammar)
         self.batcher.sample(draw)
         return chat.reply(self.policy, draw)
 

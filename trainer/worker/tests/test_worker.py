@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 from transformers.utils import logging as transformers_logging
 
-from agentbench_worker import chat, generate, policy, ppo
+from agentbench_worker import chat, generate, grammar, policy, ppo
 from agentbench_worker.prefix import PrefixCache
 from agentbench_worker.server import NotFound, Worker
 
@@ -138,6 +138,110 @@ def tiny_worker(checkpoints: Path, lr: float = 1e-2, lora: int = 0) -> Worker:
     device = torch.device("cpu")
     return Worker(policy.load("tiny", device, torch.float32, 0, None, lora), checkpoints, lr,
                   reference=True)
+
+
+FORM_TOOLS = [
+    {"type": "function", "function": {"name": "fill_form", "parameters": {
+        "type": "object", "additionalProperties": False, "required": ["mode", "count"],
+        "properties": {"mode": {"enum": ["draft", "send"]}, "count": {"type": "integer"}}}}},
+    {"type": "function", "function": {"name": "now"}},
+]
+
+
+class ToolGrammar(unittest.TestCase):
+    """Tool calls held to the tools' schemas while sampled, with the tiny random model, whose
+    own calls would never parse."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.TemporaryDirectory()
+        cls.worker = tiny_worker(Path(cls.folder.name))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.folder.cleanup()
+
+    def complete(self, seed, **change):
+        body = {"messages": [{"role": "user", "content": "Fill the form."}], "tools": FORM_TOOLS,
+                "tool_choice": "required", "max_tokens": 200, "seed": seed}
+        body.update(change)
+        return self.worker.complete(body)
+
+    def test_a_required_call_parses_and_fits_its_tools_schema(self):
+        names = set()
+        for seed in range(6):
+            reply = self.complete(seed)
+            choice = reply["choices"][0]
+            self.assertEqual(choice["finish_reason"], "tool_calls", choice["message"])
+            [call] = choice["message"]["tool_calls"]
+            name, arguments = call["function"]["name"], json.loads(call["function"]["arguments"])
+            names.add(name)
+            if name == "fill_form":
+                self.assertEqual(set(arguments), {"mode", "count"})
+                self.assertIn(arguments["mode"], ["draft", "send"])
+                self.assertIsInstance(arguments["count"], int)
+            else:
+                self.assertEqual(name, "now")
+                self.assertIsInstance(arguments, dict)
+        self.assertTrue(names <= {"fill_form", "now"})
+
+    def test_a_named_function_is_the_one_called(self):
+        for seed in range(3):
+            reply = self.complete(seed, tool_choice={"type": "function", "function": {"name": "fill_form"}})
+            [call] = reply["choices"][0]["message"]["tool_calls"]
+            self.assertEqual(call["function"]["name"], "fill_form")
+
+    def test_the_recorded_log_probabilities_are_the_models_own_not_the_masks(self):
+        reply = self.complete(3)
+        choice = reply["choices"][0]
+        ids = reply["prompt_token_ids"] + choice["token_ids"]
+        again = self.worker.logprobs({"sequences": [ids]})["logprobs"][0]
+        sampled = [token["logprob"] for token in choice["logprobs"]["content"]]
+        for recorded, recomputed in zip(sampled, again[-len(sampled):]):
+            self.assertAlmostEqual(recorded, recomputed, places=4)
+        # Forced tokens the random model gives little mass: under the mask they would be log 1.
+        self.assertLess(min(sampled), -1.0)
+
+    def test_calls_are_held_only_once_opened_and_free_text_is_left_alone(self):
+        tokenizer = self.worker.policy.tokenizer
+        constraint = self.worker.grammars().constraint(FORM_TOOLS, required=False)
+        vocabulary = len(tokenizer)
+
+        def token(text):
+            [id_] = tokenizer(text, add_special_tokens=False).input_ids
+            return id_
+
+        eos = tokenizer.eos_token_id
+        self.assertTrue(constraint.allowed(vocabulary)[eos], "an empty reply may end")
+        for id_ in tokenizer('Sure.} <tool_call>{"name": "fill_form", "arguments": {"mode": "',
+                             add_special_tokens=False).input_ids:
+            self.assertTrue(constraint.allowed(vocabulary)[id_])
+            constraint.advance(id_)
+        allowed = constraint.allowed(vocabulary)
+        self.assertTrue(allowed[token("d")] and allowed[token("s")])
+        self.assertFalse(allowed[token("x")] or allowed[eos], "inside a call only its schema goes")
+
+    def test_bad_tool_choices_are_refused_with_the_reason(self):
+        cases = [
+            ({"tool_choice": "required", "tools": []}, "no `tools`"),
+            ({"tool_choice": {"type": "function", "function": {"name": "delete"}}}, "`delete`"),
+            ({"tool_choice": "sometimes"}, "must be none, auto"),
+        ]
+        for change, reason in cases:
+            with self.assertRaises(chat.BadRequest) as raised:
+                self.complete(0, **change)
+            self.assertIn(reason, str(raised.exception))
+
+    def test_auto_holds_calls_only_with_the_flag_or_a_strict_tool(self):
+        def held(tools, flag):
+            return chat.constraint_of(tools, "auto", self.worker.grammars, flag) is not None
+
+        strict = [{"type": "function", "function": {**FORM_TOOLS[0]["function"], "strict": True}}]
+        self.assertFalse(held(FORM_TOOLS, False))
+        self.assertTrue(held(FORM_TOOLS, True))
+        self.assertTrue(held(strict, False))
+        self.assertIsNone(chat.constraint_of([], None, self.worker.grammars, True))
+        self.assertIsInstance(grammar.call_schema(FORM_TOOLS)["anyOf"], list)
 
 
 class Updates(unittest.TestCase):
