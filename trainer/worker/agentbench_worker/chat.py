@@ -201,8 +201,8 @@ def number(body: dict, key: str, default, low=None, high=None):
     return value
 
 
-def draw_of(policy: Policy, body: dict, grammars: Callable[[], Grammars] | None = None,
-            tool_grammar: bool = False) -> Draw:
+def draw_of(policy: Policy, body: dict, grammars: Callable[[], Grammars],
+            tool_grammar: bool) -> Draw:
     """What a chat-completions request asks to sample: its prompt, sampling settings, and what
     its tool calls are held to (`constraint_of`; `grammars` gives what compiles them,
     `tool_grammar` holds every request's calls)."""
@@ -221,8 +221,7 @@ def draw_of(policy: Policy, body: dict, grammars: Callable[[], Grammars] | None 
     return Draw(prompt, max_tokens, temperature, top_p, seed, constraint=constraint)
 
 
-def constraint_of(tools: list, choice, grammars: Callable[[], Grammars] | None,
-                  tool_grammar: bool):
+def constraint_of(tools: list, choice, grammars: Callable[[], Grammars], tool_grammar: bool):
     """What a reply's tool calls are held to: one call of the named function or of any tool
     (``tool_choice`` ``{"type": "function", "function": {"name"}}`` or ``required``), calls
     within free text (``auto``, when `tool_grammar` or a tool is ``strict``), or nothing."""
@@ -245,8 +244,6 @@ def constraint_of(tools: list, choice, grammars: Callable[[], Grammars] | None,
     else:
         raise BadRequest("`tool_choice` must be none, auto, required or "
                          "{\"type\": \"function\", \"function\": {\"name\": NAME}}")
-    if grammars is None:
-        raise BadRequest("this worker holds no tool-call grammar")
     try:
         return grammars().constraint(tools, required)
     except GrammarError as error:

@@ -66,11 +66,13 @@ class Draw:
             probabilities = scaled.exp()
             if allowed is not None:
                 probabilities = probabilities.masked_fill(~allowed, 0.0)
-                if not probabilities.sum() > 0:
-                    # The model gives the allowed tokens no mass at all: drawn among them evenly.
-                    probabilities = allowed.float()
+                total = probabilities.sum()
+                # Renormalised; where the model gives the allowed tokens no mass at all, drawn
+                # among them evenly.
+                probabilities = (probabilities / total if total > 0
+                                 else allowed.float() / allowed.sum())
             if self.top_p < 1.0:
-                probabilities = nucleus(probabilities / probabilities.sum(), self.top_p)
+                probabilities = nucleus(probabilities, self.top_p)
             token = int(torch.multinomial(probabilities, 1, generator=self.generator))
         else:
             scaled = torch.log_softmax(logits, dim=-1)
