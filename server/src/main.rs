@@ -472,7 +472,7 @@ struct TrainArgs {
     /// Episodes per scenario per update (GRPO's group size).
     #[arg(long, default_value_t = 4)]
     group: u32,
-    /// Sampling temperature of the rollouts (evaluations are greedy).
+    /// Sampling temperature of the rollouts (evaluations: `--eval-temperature`).
     #[arg(long, default_value_t = 1.0)]
     temperature: f64,
     /// The longest reply, in tokens.
@@ -521,6 +521,10 @@ struct TrainArgs {
     /// Trials of each held-out scenario per evaluation.
     #[arg(long, default_value_t = 1)]
     eval_trials: u32,
+    /// Sampling temperature of the evaluations (0: greedy, the checkpoint's most likely
+    /// replies; above 0, the policy as it samples: give it `--eval-trials` too).
+    #[arg(long, default_value_t = 0.0)]
+    eval_temperature: f64,
     /// Evaluate on a stratified sample of this many held-out scenarios.
     #[arg(long)]
     eval_limit: Option<usize>,
@@ -1244,6 +1248,7 @@ fn train_policy(args: TrainArgs) -> anyhow::Result<()> {
         sft_batch: args.sft_batch,
         eval_every: args.eval_every,
         eval_trials: args.eval_trials,
+        eval_temperature: args.eval_temperature,
         eval_limit: args.eval_limit,
         max_staleness: if args.sync { 0 } else { args.max_staleness },
         tool_grammar: args.tool_grammar,

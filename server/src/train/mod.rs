@@ -93,6 +93,12 @@ pub struct TrainConfig {
     pub sft_batch: usize,
     pub eval_every: u32,
     pub eval_trials: u32,
+    /// The evaluations' sampling temperature: 0 (greedy) scores a checkpoint's most likely
+    /// replies; above 0 scores the policy as it samples (with `eval_trials` trials a scenario,
+    /// whose intervals are bootstrapped over scenarios). Left out of the config when 0, so that
+    /// runs from before it keep their hash.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub eval_temperature: f64,
     /// At most this many held-out scenarios per evaluation (a stratified sample); all when
     /// absent.
     pub eval_limit: Option<usize>,
@@ -105,6 +111,10 @@ pub struct TrainConfig {
     pub tool_grammar: bool,
     pub mode: Mode,
     pub seed: u64,
+}
+
+fn is_zero(value: &f64) -> bool {
+    *value == 0.0
 }
 
 /// What runs from before `ppo_epochs` took.
@@ -523,10 +533,11 @@ impl Trainer<'_> {
     }
 
     /// The policy as it is now plays the held-out scenarios, recorded in the leaderboard's
-    /// database; greedy (temperature 0), so that a checkpoint's score is its own.
+    /// database; greedy by default (`eval_temperature` 0), so that a checkpoint's score is its
+    /// most likely replies'.
     async fn evaluate(&self, state: &mut TrainState, stage: &str) -> anyhow::Result<()> {
         let version = self.worker.health().await?.policy_version;
-        let agent = self.policy(self.worker, version, 0.0)?;
+        let agent = self.policy(self.worker, version, self.config.eval_temperature)?;
         let mut run = self.run_settings(
             agent.name(),
             Some(self.worker),
@@ -1060,5 +1071,27 @@ mod tests {
             assert_eq!(batches, sft_batches(&tools, 2, seed));
         }
         assert_ne!(sft_batches(&tools, 2, 1), sft_batches(&tools, 2, 2));
+    }
+
+    #[test]
+    fn a_greedy_evaluation_keeps_the_hash_of_configs_from_before_eval_temperature() {
+        // A config as written before `eval_temperature` existed.
+        let before = serde_json::json!({
+            "suite": "safety", "suite_hash": "h", "model": "tiny", "name": "p", "scorers": [],
+            "credit": "sum", "gamma": 1.0, "step_weight": 0.5, "updates": 2,
+            "scenarios_per_update": 2, "train_limit": null, "group": 4, "temperature": 1.0,
+            "max_tokens": 64, "clip": 0.2, "kl_coef": 0.0, "ppo_epochs": 1, "lr": 1e-5,
+            "lora": 0, "sft_epochs": 0, "sft_batch": 4, "eval_every": 1, "eval_trials": 1,
+            "eval_limit": null, "max_staleness": 1, "mode": "enforce", "seed": 0
+        });
+        let mut config: TrainConfig = serde_json::from_value(before.clone()).unwrap();
+        assert_eq!(config.eval_temperature, 0.0);
+        assert_eq!(serde_json::to_value(&config).unwrap(), before);
+        let greedy = config.hash();
+        config.eval_temperature = 1.0;
+        assert_ne!(config.hash(), greedy);
+        let back: TrainConfig =
+            serde_json::from_str(&serde_json::to_string(&config).unwrap()).unwrap();
+        assert_eq!(back, config);
     }
 }
