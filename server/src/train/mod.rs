@@ -368,7 +368,10 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
     }
     if !state.sft_done {
         trainer.warm_start(&mut state).await?;
-        trainer.evaluate(&mut state, "sft").await?;
+        // Without a warm start the policy is still the base, already evaluated.
+        if trainer.config.sft_epochs > 0 {
+            trainer.evaluate(&mut state, "sft").await?;
+        }
         trainer.checkpoint(&mut state, &mut Vec::new()).await?;
         if let (Some(generator), Some(version)) = (&generator, state.checkpoint) {
             generator.load(version).await?;
