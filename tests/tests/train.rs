@@ -2,7 +2,8 @@
 //! worker process: the supervised warm start on reference solutions, two asynchronous RL updates
 //! whose step credit comes from a learned PRM scoring off the request path, held-out evaluations
 //! recorded as runs, then a resume from the last checkpoint for a third update, the episodes
-//! exported for TRL and veRL, and the learning curve the leaderboard serves.
+//! exported for TRL and veRL, and the learning curve the leaderboard serves; and a run without
+//! the warm start, evaluated by sampling.
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -225,5 +226,72 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
             )) && partial.contains(", a sample of 3 of them"),
             "{partial}"
         );
+    }
+}
+
+/// Without a warm start RL starts from the base, which is evaluated once; with
+/// `--eval-temperature` the evaluations sample, each held-out scenario `--eval-trials` times.
+#[test]
+fn train_without_a_warm_start_evaluates_the_base_once_and_samples_when_asked() {
+    let venv = python_venv("trainer/setup.sh");
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::sqlite();
+    let out = dir.path().join("train");
+    let mut args: Vec<OsString> = vec!["train".into()];
+    for pair in SHORT_TRAINING[1..].chunks(2) {
+        if pair[0] != "--sft-epochs" {
+            args.extend(pair.iter().map(OsString::from));
+        }
+    }
+    args.extend(["--python".into(), venv.join("bin/python").into()]);
+    args.extend(["--out".into(), out.clone().into()]);
+    args.extend(["--db".into(), db.url().into()]);
+    args.extend(
+        [
+            "--sft-epochs",
+            "0",
+            "--updates",
+            "1",
+            "--sync",
+            "--max-tokens",
+            "8",
+            "--eval-limit",
+            "2",
+            "--eval-trials",
+            "2",
+            "--eval-temperature",
+            "1",
+        ]
+        .map(OsString::from),
+    );
+    let stdout = agentbench_succeeds(args);
+    assert!(!stdout.contains("| sft |"), "{stdout}");
+
+    let state = state(&out);
+    assert_eq!(state["config"]["eval_temperature"], 1.0);
+    assert_eq!(state["sft_done"], true);
+    assert!(state["sft"].as_array().unwrap().is_empty());
+    let evals = state["evals"].as_array().unwrap();
+    let stages: Vec<&str> = evals
+        .iter()
+        .map(|eval| eval["stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(stages, ["base", "rl"]);
+    let server = Server::start(&db, &[]);
+    for eval in evals {
+        let run = server.get(&format!("/v1/runs/{}", eval["run"].as_str().unwrap()));
+        let episodes = run.body["episodes"].as_array().unwrap();
+        let trials: BTreeSet<(&str, u64)> = episodes
+            .iter()
+            .map(|episode| {
+                (
+                    episode["scenario"].as_str().unwrap(),
+                    episode["trial"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(episodes.len(), 4, "{episodes:?}");
+        assert_eq!(trials.len(), 4, "{trials:?}");
+        assert!(trials.iter().all(|(_, trial)| *trial < 2), "{trials:?}");
     }
 }

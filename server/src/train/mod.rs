@@ -113,6 +113,7 @@ pub struct TrainConfig {
     pub seed: u64,
 }
 
+/// Whether `eval_temperature` is the default, left out of the serialised config.
 fn is_zero(value: &f64) -> bool {
     *value == 0.0
 }
