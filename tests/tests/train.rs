@@ -20,6 +20,28 @@ fn state(out: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("train.json")).unwrap()).unwrap()
 }
 
+/// `SHORT_TRAINING` with the worker's venv, the output folder and the database, then `extra`,
+/// whose flags replace `SHORT_TRAINING`'s own (clap refuses a flag given twice).
+fn train_args(
+    venv: &Path,
+    out: &Path,
+    db: &Db,
+    extra: impl IntoIterator<Item = OsString>,
+) -> Vec<OsString> {
+    let extra: Vec<OsString> = extra.into_iter().collect();
+    let mut args: Vec<OsString> = vec![SHORT_TRAINING[0].into()];
+    for pair in SHORT_TRAINING[1..].chunks(2) {
+        if !extra.iter().any(|arg| arg == pair[0]) {
+            args.extend(pair.iter().map(OsString::from));
+        }
+    }
+    args.extend(["--python".into(), venv.join("bin/python").into()]);
+    args.extend(["--out".into(), out.into()]);
+    args.extend(["--db".into(), db.url().into()]);
+    args.extend(extra);
+    args
+}
+
 #[test]
 fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
     let venv = python_venv("trainer/setup.sh");
@@ -28,13 +50,13 @@ fn train_warm_starts_updates_asynchronously_evaluates_held_out_and_resumes() {
     let db = Db::sqlite();
     let out = dir.path().join("train");
     let args = |extra: &[&str]| -> Vec<OsString> {
-        let mut args: Vec<OsString> = SHORT_TRAINING.into_iter().map(OsString::from).collect();
-        args.extend(["--python".into(), venv.join("bin/python").into()]);
-        args.extend(["--out".into(), out.clone().into()]);
-        args.extend(["--db".into(), db.url().into()]);
-        args.extend(["--encoder".into(), encoder_dir().into()]);
-        args.extend(extra.iter().map(OsString::from));
-        args
+        let encoder = [OsString::from("--encoder"), encoder_dir().into()];
+        train_args(
+            &venv,
+            &out,
+            &db,
+            encoder.into_iter().chain(extra.iter().map(OsString::from)),
+        )
     };
     let learned = format!("learned:{}", head.display());
     let stdout = agentbench_succeeds(args(&[
@@ -237,16 +259,10 @@ fn train_without_a_warm_start_evaluates_the_base_once_and_samples_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::sqlite();
     let out = dir.path().join("train");
-    let mut args: Vec<OsString> = vec!["train".into()];
-    for pair in SHORT_TRAINING[1..].chunks(2) {
-        if pair[0] != "--sft-epochs" {
-            args.extend(pair.iter().map(OsString::from));
-        }
-    }
-    args.extend(["--python".into(), venv.join("bin/python").into()]);
-    args.extend(["--out".into(), out.clone().into()]);
-    args.extend(["--db".into(), db.url().into()]);
-    args.extend(
+    let args = train_args(
+        &venv,
+        &out,
+        &db,
         [
             "--sft-epochs",
             "0",

@@ -368,11 +368,13 @@ pub async fn train(settings: &TrainSettings) -> anyhow::Result<TrainState> {
         trainer.save_state(&state)?;
     }
     if !state.sft_done {
-        trainer.warm_start(&mut state).await?;
-        // Without a warm start the policy is still the base, already evaluated.
-        if trainer.config.sft_epochs > 0 {
+        // Without a warm start (`--sft-epochs 0`) the policy is still the base, already
+        // evaluated.
+        if config.sft_epochs > 0 {
+            trainer.warm_start(&mut state).await?;
             trainer.evaluate(&mut state, "sft").await?;
         }
+        state.sft_done = true;
         trainer.checkpoint(&mut state, &mut Vec::new()).await?;
         if let (Some(generator), Some(version)) = (&generator, state.checkpoint) {
             generator.load(version).await?;
@@ -603,10 +605,6 @@ impl Trainer<'_> {
 
     /// Supervised fine-tuning on the train scenarios' reference solutions.
     async fn warm_start(&self, state: &mut TrainState) -> anyhow::Result<()> {
-        if self.config.sft_epochs == 0 {
-            state.sft_done = true;
-            return Ok(());
-        }
         let oracle = Arc::new(Transcribing::new(Scripted::baseline(Baseline::Oracle)));
         let run = self.run_settings("oracle", None, state.train_scenarios.clone(), 1);
         let outcome = run_on(
@@ -666,7 +664,6 @@ impl Trainer<'_> {
                 state.sft.push(stats);
             }
         }
-        state.sft_done = true;
         Ok(())
     }
 
