@@ -135,6 +135,17 @@ fn trap_in_step_is_a_trap() {
 }
 
 #[test]
+fn reading_past_the_memory_is_a_trap() {
+    // Memories are not bounds-checked in code but by the guard pages after their 4 GiB
+    // reservation: the fault must come back as this call's trap, not bring the process down.
+    let error = misbehave(hostile(), "read_out_of_bounds");
+    assert!(
+        matches!(&error, CallError::Trap { export: "step", message } if message.contains("out of bounds")),
+        "{error:?}"
+    );
+}
+
+#[test]
 fn trap_in_reset_is_a_trap_and_poisons_the_instance() {
     let mut instance = hostile().instantiate().unwrap();
     let error = instance.reset(1, r#"{"trap_in_reset": true}"#).unwrap_err();

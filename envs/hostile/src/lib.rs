@@ -5,7 +5,8 @@
 //! Tools: `echo` (healthy: counts calls), `spin` (loops forever), `grow_memory` (allocates until
 //! stopped), `recurse` (unbounded recursion), `trap` (panics), `huge_output {bytes}` (a JSON
 //! string of that many bytes), `bad_json` (an observation that is not JSON), `unreadable_number`
-//! (JSON whose number no `f64` holds, `1e400`). A task
+//! (JSON whose number no `f64` holds, `1e400`), `read_out_of_bounds` (reads past the end of its
+//! linear memory, which only the sandbox's guard pages catch). A task
 //! `{"trap_in_reset": true}` panics in `reset`; `{"spin_in_reset": true}` loops there.
 
 use std::cell::Cell;
@@ -23,6 +24,7 @@ const TOOLS: &[&str] = &[
     "huge_output",
     "bad_json",
     "unreadable_number",
+    "read_out_of_bounds",
 ];
 
 thread_local! {
@@ -96,6 +98,15 @@ impl Guest for Hostile {
             }
             "bad_json" => "this is {not json".to_owned(),
             "unreadable_number" => r#"{"balance": 1e400}"#.to_owned(),
+            "read_out_of_bounds" => {
+                // The last 8 bytes of the 32-bit address space, which no memory the sandbox
+                // allows reaches.
+                let address = black_box(u32::MAX as usize - 7) as *const u64;
+                // SAFETY: none; reading outside the memory is the misbehaviour under test, and
+                // WebAssembly turns it into a trap rather than undefined behaviour.
+                let value = unsafe { address.read_volatile() };
+                json!({"read": value}).to_string()
+            }
             _ => json!({"error": "unknown tool"}).to_string(),
         };
         StepResult {
