@@ -118,3 +118,22 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
     builder.create(dir)
 }
+
+#[cfg(test)]
+mod tests {
+    use wasmtime::{Config, Engine};
+
+    use super::CompileCache;
+
+    fn engine(fuel: bool) -> Engine {
+        Engine::new(Config::new().consume_fuel(fuel)).unwrap()
+    }
+
+    #[test]
+    fn an_engine_that_compiles_other_code_names_another_file() {
+        let cache = CompileCache::new("cache");
+        let path = |engine: &Engine| cache.path(engine, "abc");
+        assert_eq!(path(&engine(true)), path(&engine(true)));
+        assert_ne!(path(&engine(true)), path(&engine(false)));
+    }
+}
