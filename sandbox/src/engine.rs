@@ -29,8 +29,8 @@ const KEEP_RESIDENT_BYTES: usize = 768 << 10;
 /// the machine code needs no bounds check on a memory access (a load or store outside the memory
 /// faults in the reservation's inaccessible pages, and the fault is the call's trap). Only
 /// address space: what an instance may hold is `Limits::max_memory_bytes`. Against reserving just
-/// that limit and checking each access, guest calls took 7 to 15 % less time (the sandbox
-/// benchmark's steps, `facts` and forks, three alternating runs).
+/// that limit and checking each access, guest calls took 5 to 14 % less time (the sandbox
+/// benchmark's steps, `facts`, `mask` and forks, three alternating runs).
 const MEMORY_RESERVATION_BYTES: u64 = 4 << 30;
 
 /// The guard region after each reservation, for accesses at a static offset past a 32-bit
@@ -226,7 +226,7 @@ fn engine_config(limits: &Limits) -> Config {
     config
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
         .memory_init_cow(true)
-        .memory_reservation(MEMORY_RESERVATION_BYTES)
+        .memory_reservation(MEMORY_RESERVATION_BYTES.max(limits.max_memory_bytes as u64))
         .memory_guard_size(MEMORY_GUARD_BYTES)
         .max_wasm_stack(limits.max_stack_bytes)
         .consume_fuel(true)

@@ -102,8 +102,8 @@ impl Guest for Hostile {
                 // The last 8 bytes of the 32-bit address space, which no memory the sandbox
                 // allows reaches.
                 let address = black_box(u32::MAX as usize - 7) as *const u64;
-                // SAFETY: none; reading outside the memory is the misbehaviour under test, and
-                // WebAssembly turns it into a trap rather than undefined behaviour.
+                // SAFETY: in WebAssembly a read outside the memory is no undefined behaviour but a
+                // trap, which this tool exists to cause.
                 let value = unsafe { address.read_volatile() };
                 json!({"read": value}).to_string()
             }
