@@ -125,24 +125,27 @@ fn deep_recursion_overflows_the_stack() {
     assert_eq!(error, CallError::StackOverflow { export: "step" });
 }
 
-#[test]
-fn trap_in_step_is_a_trap() {
-    let error = misbehave(hostile(), "trap");
+/// Runs `tool` through `misbehave` and checks that it trapped in `step` with a message naming
+/// `cause`.
+fn traps_in_step(tool: &str, cause: &str) {
+    let error = misbehave(hostile(), tool);
     assert!(
-        matches!(&error, CallError::Trap { export: "step", message } if message.contains("unreachable")),
+        matches!(&error, CallError::Trap { export: "step", message } if message.contains(cause)),
         "{error:?}"
     );
 }
 
 #[test]
+fn trap_in_step_is_a_trap() {
+    traps_in_step("trap", "unreachable");
+}
+
+#[test]
 fn reading_past_the_memory_is_a_trap() {
-    // Memories are not bounds-checked in code but by the guard pages after their 4 GiB
-    // reservation: the fault must come back as this call's trap, not bring the process down.
-    let error = misbehave(hostile(), "read_out_of_bounds");
-    assert!(
-        matches!(&error, CallError::Trap { export: "step", message } if message.contains("out of bounds")),
-        "{error:?}"
-    );
+    // Memories are not bounds-checked in code: the read faults in the inaccessible pages of the
+    // memory's 4 GiB reservation, and the fault must come back as this call's trap, not bring
+    // the process down.
+    traps_in_step("read_out_of_bounds", "out of bounds");
 }
 
 #[test]

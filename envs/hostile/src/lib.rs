@@ -6,7 +6,7 @@
 //! stopped), `recurse` (unbounded recursion), `trap` (panics), `huge_output {bytes}` (a JSON
 //! string of that many bytes), `bad_json` (an observation that is not JSON), `unreadable_number`
 //! (JSON whose number no `f64` holds, `1e400`), `read_out_of_bounds` (reads past the end of its
-//! linear memory, which only the sandbox's guard pages catch). A task
+//! linear memory, which only the inaccessible pages of the sandbox's reservation catch). A task
 //! `{"trap_in_reset": true}` panics in `reset`; `{"spin_in_reset": true}` loops there.
 
 use std::cell::Cell;
